@@ -1,0 +1,664 @@
+"""drtriton frontend: a KernelBench-format PyTorch file -> a JSON "traced graph".
+
+The file is loaded as a module; the model and its inputs are built on the meta
+device (nothing full-size is ever allocated) and exported with
+``torch.export.export``. The result reports what torch.export saw, faithfully:
+aten targets with every schema argument, shapes and dtypes, the module each node
+came from and the user's source line. All mapping rules onto drtriton's operator
+table live on the C++ side (``drtriton import``).
+
+    python -m drtriton.frontend FILE.py [-o OUT.json]
+    trace_file(path) -> dict
+
+Format ``drtriton.traced/1``: see the README section of ``trace_file``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import io
+import json
+import math
+import operator
+import os
+import re
+import sys
+import tempfile
+import traceback
+import warnings
+from typing import Any
+
+FORMAT = "drtriton.traced/1"
+# Name the user's file is loaded under; user classes appear as "drtriton_program.Model".
+PROGRAM_MODULE = "drtriton_program"
+
+
+class FrontendError(Exception):
+    """A one-line, user-facing error: ``str(e)`` is ``"file.py: <what is wrong>"``."""
+
+
+# --------------------------------------------------------------------------- values
+
+_DTYPES = None
+
+
+def _dtype_name(dt) -> str:
+    global _DTYPES
+    import torch
+
+    if _DTYPES is None:
+        _DTYPES = {
+            torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+            torch.float64: "f64", torch.int64: "i64", torch.int32: "i32",
+            torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8", torch.bool: "bool",
+            torch.complex64: "c64", torch.complex128: "c128",
+        }
+    return _DTYPES.get(dt) or str(dt).replace("torch.", "")
+
+
+def _float(v: float):
+    if math.isnan(v):
+        return {"float": "nan"}
+    if math.isinf(v):
+        return {"float": "inf" if v > 0 else "-inf"}
+    return v
+
+
+def _value(v) -> Any:
+    """Encode an fx argument value as JSON."""
+    import torch
+    import torch.fx
+
+    if isinstance(v, torch.fx.Node):
+        return {"ref": v.name}
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return _float(v)
+    if isinstance(v, (list, tuple)):
+        return [_value(x) for x in v]
+    if isinstance(v, torch.dtype):
+        return str(v).replace("torch.", "")
+    if isinstance(v, torch.device):
+        return str(v)
+    if isinstance(v, (torch.memory_format, torch.layout)):
+        return str(v)
+    if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return {"sym": str(v)}
+    if isinstance(v, complex):
+        return {"complex": [_float(v.real), _float(v.imag)]}
+    if isinstance(v, dict):
+        return {str(k): _value(x) for k, x in v.items()}
+    return {"repr": repr(v)}
+
+
+def _plain(v) -> bool:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(_plain(x) for x in v)
+    return False
+
+
+def _dim(s):
+    """A dimension: an int, or {"sym": "u0"} for a data-dependent size."""
+    try:
+        return int(s)
+    except Exception:
+        return {"sym": str(s)}
+
+
+def _tensor_meta(val) -> dict | None:
+    import torch
+
+    if isinstance(val, torch.Tensor):
+        return {"dtype": _dtype_name(val.dtype), "shape": [_dim(s) for s in val.shape]}
+    return None
+
+
+def _val_fields(val) -> dict:
+    """dtype/shape (tensor), outputs (tuple/list), or value (scalar) of node.meta['val']."""
+    tm = _tensor_meta(val)
+    if tm is not None:
+        return tm
+    if isinstance(val, (tuple, list)):
+        return {"outputs": [_tensor_meta(x) if _tensor_meta(x) is not None else
+                            ({"value": _value(x)} if _plain(x) else None) for x in val]}
+    import torch
+
+    if val is not None and (_plain(val) or isinstance(val, (torch.SymInt, torch.SymFloat,
+                                                            torch.SymBool))):
+        return {"value": _value(val)}
+    return {}
+
+
+# --------------------------------------------------------------------------- stack traces
+
+_FRAME_RE = re.compile(r'^\s*File "(?P<file>.+?)", line (?P<line>\d+), in (?P<func>.*)$')
+
+
+def _parse_stack(trace: str):
+    """[(file, line, func, code)] from a formatted stack trace."""
+    frames = []
+    for raw in trace.splitlines():
+        m = _FRAME_RE.match(raw)
+        if m:
+            frames.append([m["file"], int(m["line"]), m["func"], None])
+            continue
+        s = raw.strip()
+        if frames and frames[-1][3] is None and s and not set(s) <= set("~^ "):
+            frames[-1][3] = s
+    return frames
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.abspath(a) == os.path.abspath(b)
+    except Exception:
+        return a == b
+
+
+def _user_frame(trace: str | None, abspath: str):
+    if not trace:
+        return None
+    hit = None
+    for f in _parse_stack(trace):
+        if _same_file(f[0], abspath):
+            hit = f
+    return hit
+
+
+def _user_frame_of_exception(exc: BaseException, abspath: str):
+    """Last frame in the user's file in the exception's traceback (or its causes)."""
+    seen = set()
+    e = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        hit = None
+        for fs in traceback.extract_tb(e.__traceback__):
+            if _same_file(fs.filename, abspath):
+                hit = (fs.lineno, (fs.line or "").strip())
+        if hit is None:  # torch sometimes formats user frames into the message
+            fr = _user_frame(str(e), abspath)
+            if fr:
+                hit = (fr[1], fr[3] or "")
+        if hit:
+            return hit
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    for line in str(exc).splitlines():
+        if line.strip():
+            return f"{type(exc).__name__}: {line.strip()}"
+    return type(exc).__name__
+
+
+# --------------------------------------------------------------------------- meta building
+
+def _force_meta_mode():
+    """A TorchFunctionMode that puts every new tensor on meta, whatever device the
+    program asks for (``device="cuda"``, ``.cuda()``, ``.to("cuda")``), so that
+    building the model and its inputs never allocates real memory."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._device import _device_constructors
+
+    ctors = _device_constructors()
+    dev_types = (str, torch.device, int)
+
+    class ForceMeta(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if func in ctors:
+                kwargs["device"] = "meta"
+                kwargs.pop("pin_memory", None)
+                return func(*args, **kwargs)
+            if func in (torch.Tensor.cuda, torch.Tensor.cpu):
+                return args[0]
+            if func is torch.Tensor.to:
+                self_, rest = args[0], list(args[1:])
+                kwargs.pop("device", None)
+                kwargs.pop("non_blocking", None)
+                if rest and isinstance(rest[0], torch.Tensor):
+                    rest[0] = rest[0].dtype
+                rest = [a for a in rest if not isinstance(a, dev_types) or isinstance(a, bool)]
+                if not rest and "dtype" not in kwargs and "memory_format" not in kwargs:
+                    return self_
+                return func(self_, *rest, **kwargs)
+            return func(*args, **kwargs)
+
+    return ForceMeta()
+
+
+def _to_meta(v):
+    import torch
+
+    if isinstance(v, torch.Tensor) and v.device.type != "meta":
+        return v.to("meta")
+    if isinstance(v, list):
+        return [_to_meta(x) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_to_meta(x) for x in v)
+    return v
+
+
+# --------------------------------------------------------------------------- loading
+
+def _load(path: str, abspath: str):
+    if not os.path.exists(abspath):
+        raise FrontendError(f"{path}: no such file")
+    if not os.path.isfile(abspath):
+        raise FrontendError(f"{path}: not a file")
+    try:
+        with open(abspath, "rb") as f:
+            src = f.read()
+    except OSError as e:
+        raise FrontendError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        code = compile(src, abspath, "exec")
+    except SyntaxError as e:
+        text = (e.text or "").strip()
+        where = f" at line {e.lineno}" if e.lineno else ""
+        raise FrontendError(
+            f"{path}: syntax error{where}: {e.msg}" + (f": {text}" if text else "")) from None
+    except ValueError as e:  # e.g. null bytes
+        raise FrontendError(f"{path}: cannot compile: {e}") from None
+
+    import types
+
+    mod = types.ModuleType(PROGRAM_MODULE)
+    mod.__file__ = abspath
+    old = sys.modules.get(PROGRAM_MODULE)
+    sys.modules[PROGRAM_MODULE] = mod
+    try:
+        exec(code, mod.__dict__)
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise FrontendError(f"{path}: error while loading{_where(e, abspath, path)}: "
+                            f"{_first_line(e)}") from None
+    finally:
+        if old is None:
+            sys.modules.pop(PROGRAM_MODULE, None)
+        else:
+            sys.modules[PROGRAM_MODULE] = old
+    return mod
+
+
+def _where(exc, abspath, path) -> str:
+    fr = _user_frame_of_exception(exc, abspath)
+    if not fr:
+        return ""
+    return f" at {path}:{fr[0]}" + (f" ({fr[1]})" if fr[1] else "")
+
+
+def _check_kernelbench(mod, path):
+    import torch.nn as nn
+
+    missing = []
+    model = getattr(mod, "Model", None)
+    if not (isinstance(model, type) and issubclass(model, nn.Module)):
+        missing.append("class Model(nn.Module)")
+    for fn in ("get_inputs", "get_init_inputs"):
+        if not callable(getattr(mod, fn, None)):
+            missing.append(f"{fn}()")
+    if missing:
+        raise FrontendError(f"{path}: not a KernelBench program: no {', no '.join(missing)}")
+
+
+# --------------------------------------------------------------------------- graph
+
+def _module_entry(m) -> dict:
+    cls = type(m)
+    attrs = {}
+    for k, v in vars(m).items():
+        if k.startswith("_") or k == "training" or not _plain(v):
+            continue
+        attrs[k] = _value(v)
+    return {
+        "type": f"{cls.__module__}.{cls.__qualname__}",
+        "class": cls.__name__,
+        "attrs": attrs,
+        "params": [n for n, p in m._parameters.items() if p is not None],
+        "buffers": [n for n, b in m._buffers.items() if b is not None],
+    }
+
+
+def _schema_args(node) -> list:
+    schema = node.target._schema
+    out = []
+    npos = len(node.args)
+    pos = 0
+    for a in schema.arguments:
+        entry = {"name": a.name}
+        has_default = a.has_default_value()
+        if not a.kwarg_only and pos < npos:
+            entry["value"] = _value(node.args[pos])
+        elif a.name in node.kwargs:
+            entry["value"] = _value(node.kwargs[a.name])
+        elif has_default:
+            entry["value"] = _value(a.default_value)
+        else:
+            entry["value"] = None
+            entry["missing"] = True
+        if not a.kwarg_only:
+            pos += 1
+        if has_default:
+            entry["default"] = _value(a.default_value)
+        out.append(entry)
+    return out
+
+
+def _target_name(t) -> tuple[str, str | None]:
+    import torch
+
+    if isinstance(t, torch._ops.OpOverload):
+        return t._schema.name, t._overloadname or "default"
+    if t is operator.getitem:
+        return "getitem", None
+    if isinstance(t, torch._ops.HigherOrderOperator):
+        return f"higher_order::{t.name()}", None
+    mod = getattr(t, "__module__", None) or ""
+    name = getattr(t, "__qualname__", None) or getattr(t, "__name__", None) or str(t)
+    return (f"{mod}.{name}" if mod else name), None
+
+
+def _alias_sets(schema):
+    """(per-arg (alias set, is_write), per-return alias set) from an aten schema."""
+    args = [(frozenset(a.alias_info.before_set), a.alias_info.is_write) if a.alias_info
+            else (frozenset(), False) for a in schema.arguments]
+    rets = [frozenset(r.alias_info.before_set) if r.alias_info else frozenset()
+            for r in schema.returns]
+    return args, rets
+
+
+def _arg_nodes(node, schema):
+    """[(schema arg, value)] for the positional and keyword arguments actually passed."""
+    res = []
+    pos = 0
+    for a in schema.arguments:
+        if not a.kwarg_only and pos < len(node.args):
+            res.append((a, node.args[pos]))
+        elif a.name in node.kwargs:
+            res.append((a, node.kwargs[a.name]))
+        if not a.kwarg_only:
+            pos += 1
+    return res
+
+
+def _export(path, abspath, mod):
+    import torch
+
+    # Build model and inputs on meta: no full-size tensor is ever allocated.
+    stage = "get_init_inputs()"
+    try:
+        with torch.device("meta"), _force_meta_mode():
+            init_inputs = mod.get_init_inputs()
+            stage = "Model(*get_init_inputs())"
+            model = mod.Model(*list(init_inputs))
+            stage = "get_inputs()"
+            inputs = mod.get_inputs()
+    except FrontendError:
+        raise
+    except Exception as e:
+        raise FrontendError(f"{path}: {stage} failed{_where(e, abspath, path)}: "
+                            f"{_first_line(e)}") from None
+    if not isinstance(inputs, (list, tuple)):
+        raise FrontendError(f"{path}: get_inputs() must return a list or tuple, "
+                            f"got {type(inputs).__name__}")
+    inputs = tuple(_to_meta(list(inputs)))
+    if any(t.device.type != "meta" for t in list(model.parameters()) + list(model.buffers())):
+        model = model.to("meta")
+
+    try:
+        with torch.device("meta"), torch.no_grad(), _force_meta_mode():
+            ep = torch.export.export(model, inputs)
+    except Exception as e:
+        raise FrontendError(f"{path}: export failed{_where(e, abspath, path)}: "
+                            f"{_first_line(e)}") from None
+    return model, ep
+
+
+def _build(path: str, abspath: str, model, ep) -> dict:
+    import torch
+    import torch.fx
+    from torch.export.graph_signature import InputKind, OutputKind
+
+    sig = ep.graph_signature
+    graph = ep.graph
+    by_name = {n.name: n for n in graph.nodes}
+
+    inputs, constant_inputs, params = [], [], []
+    placeholder_kind = {}  # placeholder name -> (kind, target)
+    for spec in sig.input_specs:
+        name = getattr(spec.arg, "name", None)
+        node = by_name.get(name) if name else None
+        val = node.meta.get("val") if node is not None else None
+        if spec.kind == InputKind.USER_INPUT:
+            if isinstance(val, torch.Tensor):
+                inputs.append({"name": name, **_tensor_meta(val)})
+                placeholder_kind[name] = ("user_input", name)
+            else:
+                cval = val if name else getattr(spec.arg, "value", None)
+                constant_inputs.append({"name": name, "value": _value(cval)})
+        elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+            kind = {InputKind.PARAMETER: "parameter", InputKind.BUFFER: "buffer",
+                    InputKind.CONSTANT_TENSOR: "constant"}[spec.kind]
+            e = {"placeholder": name, "target": spec.target, "kind": kind}
+            if spec.kind == InputKind.BUFFER and spec.persistent is False:
+                e["persistent"] = False
+            e.update(_tensor_meta(val) or {})
+            params.append(e)
+            placeholder_kind[name] = (kind, spec.target)
+        # CUSTOM_OBJ / TOKEN inputs do not occur in KernelBench programs.
+
+    nodes = []
+    used_modules = set()
+    alias_root = {n: placeholder_kind[n] for n in placeholder_kind}
+    mutations = []
+    for n in graph.nodes:
+        if n.op not in ("call_function", "get_attr"):
+            continue
+        if n.op == "get_attr":
+            nodes.append({"name": n.name, "target": "get_attr", "overload": None,
+                          "args": [{"name": "attr", "value": str(n.target)}]})
+            continue
+        target, overload = _target_name(n.target)
+        e = {"name": n.name, "target": target, "overload": overload}
+        if isinstance(n.target, torch._ops.OpOverload):
+            schema = n.target._schema
+            e["args"] = _schema_args(n)
+            e["schema"] = str(schema)
+            # Writes and aliasing, from the schema's alias annotations.
+            arg_alias, ret_alias = _alias_sets(schema)
+            index = {a.name: i for i, a in enumerate(schema.arguments)}
+            mutated = []
+            alias_of = None
+            for a, v in _arg_nodes(n, schema):
+                if not isinstance(v, torch.fx.Node):
+                    continue
+                aset, write = arg_alias[index[a.name]]
+                if write:
+                    mutated.append(a.name)
+                    root = alias_root.get(v.name)
+                    if root is not None:
+                        mutations.append({"ref": n.name, "target": root[1], "kind": root[0],
+                                          "arg": a.name})
+                if alias_of is None and aset and ret_alias and aset & ret_alias[0]:
+                    alias_of = v.name
+            if mutated:
+                e["mutates"] = mutated
+            if alias_of is not None and alias_of in alias_root:
+                alias_root[n.name] = alias_root[alias_of]
+        elif n.target is operator.getitem:
+            src, idx = n.args[0], n.args[1]
+            e["args"] = [{"name": "input", "value": _value(src)},
+                         {"name": "index", "value": _value(idx)}]
+        else:
+            e["args"] = ([{"name": f"arg{i}", "value": _value(a)} for i, a in enumerate(n.args)]
+                         + [{"name": k, "value": _value(v)} for k, v in n.kwargs.items()])
+        e.update(_val_fields(n.meta.get("val")))
+
+        stack = n.meta.get("nn_module_stack") or {}
+        if stack:
+            call, (mpath, mtype) = list(stack.items())[-1]
+            mtype = mtype if isinstance(mtype, str) else f"{mtype.__module__}.{mtype.__qualname__}"
+            e["module"] = mpath
+            e["module_class"] = mtype.rsplit(".", 1)[-1]
+            e["module_call"] = call
+            e["module_stack"] = [
+                {"path": p, "class": (t if isinstance(t, str) else t.__qualname__).rsplit(".", 1)[-1],
+                 "call": k} for k, (p, t) in stack.items()]
+            used_modules.update(p for p, _ in stack.values())
+        else:
+            e["module"] = None
+            e["module_class"] = None
+            e["module_call"] = None
+        fr = _user_frame(n.meta.get("stack_trace"), abspath)
+        e["line"] = f"{path}:{fr[1]}" if fr else None
+        e["code"] = fr[3] if fr else None
+        nodes.append(e)
+
+    outputs = []
+    for spec in sig.output_specs:
+        name = getattr(spec.arg, "name", None)
+        if spec.kind == OutputKind.USER_OUTPUT:
+            outputs.append({"ref": name} if name is not None
+                           else {"value": _value(getattr(spec.arg, "value", None))})
+        elif spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.PARAMETER_MUTATION,
+                           OutputKind.USER_INPUT_MUTATION):
+            kind = {OutputKind.BUFFER_MUTATION: "buffer",
+                    OutputKind.PARAMETER_MUTATION: "parameter",
+                    OutputKind.USER_INPUT_MUTATION: "user_input"}[spec.kind]
+            if not any(m["ref"] == name and m["target"] == spec.target for m in mutations):
+                mutations.append({"ref": name, "target": spec.target, "kind": kind})
+
+    modules = {}
+    for mpath, m in model.named_modules():
+        modules[mpath] = _module_entry(m)
+
+    return {
+        "format": FORMAT,
+        "source": path,
+        "torch_version": torch.__version__,
+        "inputs": inputs,
+        "constant_inputs": constant_inputs,
+        "params": params,
+        "modules": modules,
+        "nodes": nodes,
+        "outputs": outputs,
+        "mutations": mutations,
+    }
+
+
+# --------------------------------------------------------------------------- API
+
+@contextlib.contextmanager
+def _quiet_torch_logs():
+    import logging
+
+    log = logging.getLogger("torch")
+    old = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(old)
+
+
+@contextlib.contextmanager
+def _stderr_to_void():
+    """Silence fd 2 (C++ warnings, log handlers bound to the real stderr)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def trace_file(path: str) -> dict:
+    """Trace a KernelBench-format file; return the ``drtriton.traced/1`` dict.
+
+    Raises FrontendError (one line, ``"path: what is wrong"``) on any failure.
+    """
+    path = os.fspath(path)
+    abspath = os.path.abspath(path)
+    # The program's own prints must not reach our stdout; torch's diagnostics (e.g. the
+    # partial graph export prints on failure) must not reach stderr: errors are one line.
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
+            warnings.catch_warnings(), _quiet_torch_logs():
+        warnings.simplefilter("ignore")
+        mod = _load(path, abspath)
+        _check_kernelbench(mod, path)
+        old = sys.modules.get(PROGRAM_MODULE)
+        sys.modules[PROGRAM_MODULE] = mod
+        try:
+            model, ep = _export(path, abspath, mod)
+            return _build(path, abspath, model, ep)
+        finally:
+            if old is None:
+                sys.modules.pop(PROGRAM_MODULE, None)
+            else:
+                sys.modules[PROGRAM_MODULE] = old
+
+
+def to_json(doc: dict) -> str:
+    return json.dumps(doc, indent=1, allow_nan=False) + "\n"
+
+
+def write_atomic(out_path: str, text: str) -> None:
+    d = os.path.dirname(os.path.abspath(out_path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(out_path) + ".",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out_path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m drtriton.frontend",
+                                 description="Trace a KernelBench-format PyTorch file "
+                                             "into drtriton's traced-graph JSON.")
+    ap.add_argument("file", help="KernelBench-format Python file")
+    ap.add_argument("-o", "--output", help="output JSON file (default: stdout)")
+    args = ap.parse_args(argv)
+    try:
+        with _stderr_to_void():
+            doc = trace_file(args.file)
+        text = to_json(doc)
+        if args.output and args.output != "-":
+            write_atomic(args.output, text)
+        else:
+            sys.stdout.write(text)
+    except FrontendError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug of ours: still one line, still exit 1
+        print(f"{args.file}: internal error: {_first_line(e)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

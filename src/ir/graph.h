@@ -1,0 +1,87 @@
+// drtriton's IR: a program is a DAG of operator nodes over tensor values.
+//
+// Semantics every pass respects:
+// - Values are tensors with a static shape and a dtype (types.h). A value is a graph
+//   input (a forward argument), a free parameter (an nn.Parameter the program declares),
+//   or the single output of a node. SSA: each value is defined once.
+// - Operators are PyTorch's, with PyTorch's semantics, broadcasting and dtype promotion,
+//   in the module's default training mode: BatchNorm normalizes with batch statistics and
+//   updates its running stats; Dropout appears only with p = 0 (checkable programs).
+// - Module ops (Linear, Conv, norms) own their parameters, named "<module>.weight" etc.,
+//   exactly as nn.Module's state_dict names them. Two nodes naming one module share its
+//   parameters, so they must be the same operator with the same attributes.
+// - Nodes are made only by Graph::add_node, which checks arity, attributes and shapes and
+//   infers the output type: an invalid graph cannot be built.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/op_schema.h"
+
+namespace drtriton {
+
+using ValueId = int;
+
+enum class ValueKind { Input, Param, Node };
+
+struct Value {
+  std::string name;  // without the '%'
+  TensorType type;
+  ValueKind kind = ValueKind::Input;
+  int node = -1;  // the defining node's index when kind is Node
+};
+
+struct Node {
+  Op op;
+  std::vector<ValueId> inputs;
+  Attrs attrs;         // complete: every attribute of the op, defaults filled in
+  std::string module;  // the nn.Module attribute name; "" for a functional call
+  ValueId output = -1;
+
+  const OpSchema& schema() const { return op_schema(op); }
+};
+
+class Graph {
+ public:
+  ValueId add_input(const std::string& name, const TensorType& type);
+  ValueId add_param(const std::string& name, const TensorType& type);
+  // The factory. An empty name picks the next free number ("%7"). Throws IrError naming
+  // the operator, the input and the reason.
+  ValueId add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs = {},
+                   const std::string& module = "", const std::string& name = "");
+  void set_outputs(const std::vector<ValueId>& outputs);
+
+  const Value& value(ValueId id) const { return values_.at(id); }
+  const std::vector<Value>& values() const { return values_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<ValueId>& inputs() const { return inputs_; }
+  const std::vector<ValueId>& params() const { return params_; }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  ValueId find_value(const std::string& name) const;  // -1 when absent
+
+  // The parameters and buffers a module node owns, by their state_dict names.
+  std::vector<ParamSpec> node_params(const Node& node) const;
+  double node_flops(const Node& node) const;
+  // Bytes a node reads and writes if run alone: its inputs, parameters and output.
+  int64_t node_bytes(const Node& node) const;
+  double flops() const;
+  int64_t bytes() const;
+  // Number of compute operators (the paper's difficulty): nodes that are not Layout.
+  int compute_ops() const;
+
+ private:
+  ValueId add_value(const std::string& name, const TensorType& type, ValueKind kind);
+  void check_module_name(const Node& node) const;
+
+  std::vector<Value> values_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> inputs_, params_, outputs_;
+  int next_number_ = 0;
+};
+
+// Is this a valid value name: [A-Za-z0-9_]+ (module names may also contain dots)?
+bool is_valid_name(const std::string& name, bool allow_dots = false);
+
+}  // namespace drtriton

@@ -1,0 +1,478 @@
+#include "ir/pytorch_import.h"
+
+#include <map>
+#include <set>
+
+namespace drtriton {
+
+using json = nlohmann::json;
+
+namespace {
+
+// One aten call as the frontend saw it: its tensor arguments in schema order and the
+// other arguments by schema name.
+struct Call {
+  const json* node;
+  std::string target;    // "aten::add"
+  std::string overload;  // "Tensor"
+  std::vector<std::string> refs;
+  std::map<std::string, json> consts;
+  std::map<std::string, json> defaults;
+};
+
+// Why a node could not be imported; collected, then reported together.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string place(const json& node) {
+  std::string line = node.value("line", "");
+  std::string code = node.value("code", "");
+  std::string s = line.empty() ? "<unknown line>" : line;
+  if (!code.empty()) s += " (`" + code + "`)";
+  return s;
+}
+
+bool is_ref(const json& v) { return v.is_object() && v.contains("ref"); }
+
+Call parse_call(const json& node) {
+  Call c{&node, node.value("target", ""), node.value("overload", ""), {}, {}, {}};
+  for (const json& arg : node.value("args", json::array())) {
+    std::string name = arg.value("name", "");
+    const json& v = arg["value"];
+    if (is_ref(v)) {
+      c.refs.push_back(v["ref"]);
+    } else if (v.is_array() && !v.empty() && is_ref(v[0])) {
+      for (const json& e : v) c.refs.push_back(e["ref"]);
+    } else {
+      c.consts[name] = v;
+      if (arg.contains("default")) c.defaults[name] = arg["default"];
+    }
+  }
+  return c;
+}
+
+AttrValue to_attr(const json& v, const std::string& name) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) return v.get<double>();
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("float")) {
+    std::string s = v["float"];
+    double inf = std::numeric_limits<double>::infinity();
+    return s == "inf" ? inf : s == "-inf" ? -inf : std::numeric_limits<double>::quiet_NaN();
+  }
+  if (v.is_array()) {
+    std::vector<int64_t> ints;
+    for (const json& e : v) {
+      if (!e.is_number_integer()) throw Unsupported("argument '" + name + "' = " + v.dump() + " is not a list of ints");
+      ints.push_back(e.get<int64_t>());
+    }
+    return ints;
+  }
+  throw Unsupported("argument '" + name + "' = " + v.dump() + " has no drtriton form");
+}
+
+const OpSchema& op_named(const char* name) { return *find_op(name); }
+
+// The class name a module spelling builds: "nn.Conv2d({in_channels}, ...)" -> "Conv2d".
+std::string module_class(const OpSchema& s) {
+  if (s.torch_module.rfind("nn.", 0) != 0) return "";
+  return s.torch_module.substr(3, s.torch_module.find('(') - 3);
+}
+
+const OpSchema* op_for_module_class(const std::string& cls) {
+  for (const OpSchema& s : all_op_schemas())
+    if (!cls.empty() && module_class(s) == cls) return &s;
+  return nullptr;
+}
+
+// Module attributes that must have one value for the module to be one of our ops.
+void check_module_invariants(const json& attrs) {
+  auto require = [&](const char* key, const json& expected, const char* why) {
+    if (attrs.contains(key) && attrs[key] != expected) {
+      throw Unsupported(std::string(key) + " = " + attrs[key].dump() + ": " + why);
+    }
+  };
+  require("padding_mode", "zeros", "only zero padding is supported");
+  require("return_indices", false, "pooling indices are not supported");
+  require("divisor_override", nullptr, "divisor_override is not supported");
+}
+
+// A module call (nn.Conv2d, nn.BatchNorm2d, nn.ReLU, ...) becomes one node whose
+// attributes are the module's own constructor arguments.
+Attrs module_attrs(const OpSchema& schema, const json& module) {
+  const json& attrs = module.value("attrs", json::object());
+  check_module_invariants(attrs);
+  std::set<std::string> params;
+  for (const json& p : module.value("params", json::array())) params.insert(p.get<std::string>());
+  Attrs out;
+  for (const AttrSpec& spec : schema.attrs) {
+    if (spec.name == "bias" && spec.type == AttrType::Bool) {
+      out["bias"] = params.count("bias") > 0;  // nn.Conv/Linear/LayerNorm keep bias as a parameter
+      continue;
+    }
+    if (!attrs.contains(spec.name)) continue;
+    json v = attrs[spec.name];
+    if (spec.name == "padding" && v.is_string()) {
+      // padding="valid" is zero padding; "same" needs an explicit amount to be one of ours.
+      if (v != "valid") throw Unsupported("padding = " + v.dump() + " is not supported; give the padding as numbers");
+      v = 0;
+    }
+    if (spec.name == "eps" && v.is_null() && schema.op == Op::RmsNorm) {
+      v = 1.1920928955078125e-07;  // nn.RMSNorm(eps=None) uses torch.finfo(float32).eps
+    }
+    if (v.is_null()) throw Unsupported("module attribute '" + spec.name + "' is None");
+    out[spec.name] = to_attr(v, spec.name);
+  }
+  return out;
+}
+
+// Pick the operator and attributes for one functional aten call. Arguments not taken as
+// attributes must be at their schema defaults; anything else is reported, not dropped.
+struct Mapped {
+  Op op;
+  std::vector<std::string> inputs;
+  Attrs attrs;
+};
+
+Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
+  auto rank_of = [&](const std::string& ref) { return types.at(ref).rank(); };
+  auto all_dims = [&](const std::string& ref) {
+    std::vector<int64_t> d(rank_of(ref));
+    for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<int64_t>(i);
+    return json(d);
+  };
+  auto take = [&](const char* name) {
+    json v = c.consts.count(name) ? c.consts[name] : json(nullptr);
+    c.consts.erase(name);
+    return v;
+  };
+  auto scalar_or_tensor = [&](const char* tensor_op, const char* scalar_op) -> const OpSchema& {
+    if (c.refs.size() == 2) return op_named(tensor_op);
+    c.consts["other"] = take("other");
+    return op_named(scalar_op);
+  };
+  const std::string& t = c.target;
+  const OpSchema* schema = nullptr;
+  Mapped m{};
+
+  if (t == "aten::add" || t == "aten::sub") {
+    json alpha = take("alpha");
+    if (!alpha.is_null() && alpha != 1) throw Unsupported("alpha = " + alpha.dump() + " is not supported");
+    schema = t == "aten::add" ? &scalar_or_tensor("add", "add_scalar") : &scalar_or_tensor("sub", "sub_scalar");
+  } else if (t == "aten::mul") {
+    schema = &scalar_or_tensor("mul", "mul_scalar");
+  } else if (t == "aten::div") {
+    if (!take("rounding_mode").is_null()) throw Unsupported("rounding_mode is not supported");
+    schema = &scalar_or_tensor("div", "div_scalar");
+  } else if (t == "aten::rsub") {
+    json alpha = take("alpha");
+    if (!alpha.is_null() && alpha != 1) throw Unsupported("alpha = " + alpha.dump() + " is not supported");
+    if (c.refs.size() == 2) {
+      std::swap(c.refs[0], c.refs[1]);  // rsub(a, b) = b - a
+      schema = &op_named("sub");
+    } else {
+      c.consts["other"] = take("other");
+      schema = &op_named("rsub_scalar");
+    }
+  } else if (t == "aten::gt") {
+    schema = &scalar_or_tensor("gt", "gt_scalar");
+  } else if (t == "aten::lt") {
+    schema = &scalar_or_tensor("lt", "lt_scalar");
+  } else if ((t == "aten::max" || t == "aten::min") && c.refs.size() == 2) {
+    schema = &op_named(t == "aten::max" ? "maximum" : "minimum");
+  } else if ((t == "aten::max" || t == "aten::min") && c.overload == "default") {
+    schema = &op_named(t == "aten::max" ? "amax" : "amin");  // the max of all elements
+    c.consts["dim"] = all_dims(c.refs[0]);
+  } else if (t == "aten::sum" || t == "aten::mean" || t == "aten::amax" || t == "aten::amin" ||
+             t == "aten::logsumexp") {
+    json dim = take("dim");
+    // No dims (or an empty list) means every dim, as in PyTorch.
+    c.consts["dim"] = dim.is_null() || (dim.is_array() && dim.empty()) ? all_dims(c.refs[0]) : dim;
+  } else if (t == "aten::var" || t == "aten::std") {
+    json dim = take("dim");
+    c.consts["dim"] = dim.is_null() || (dim.is_array() && dim.empty()) ? all_dims(c.refs[0]) : dim;
+    json unbiased = take("unbiased"), correction = take("correction");
+    if (!correction.is_null()) {
+      if (!correction.is_number_integer()) throw Unsupported("correction = " + correction.dump() + " is not an integer");
+      c.consts["correction"] = correction;
+    } else {
+      c.consts["correction"] = unbiased.is_boolean() && !unbiased.get<bool>() ? 0 : 1;
+    }
+  } else if (t == "aten::linalg_vector_norm") {
+    json dim = take("dim");
+    c.consts["dim"] = dim.is_null() ? all_dims(c.refs[0]) : dim;
+  } else if (t == "aten::clamp") {
+    json lo = take("min"), hi = take("max");
+    if (c.refs.size() > 1) throw Unsupported("clamp with tensor bounds is not supported");
+    if (lo.is_null() == hi.is_null()) {
+      schema = &op_named("clamp");
+    } else {
+      schema = &op_named(lo.is_null() ? "clamp_max" : "clamp_min");
+    }
+    if (!lo.is_null()) c.consts["min"] = lo;
+    if (!hi.is_null()) c.consts["max"] = hi;
+  } else if (t == "aten::squeeze") {
+    json dim = take("dim");
+    if (dim.is_null()) {
+      std::vector<int64_t> ones;
+      const Shape& s = types.at(c.refs[0]).shape;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s[i] == 1) ones.push_back(static_cast<int64_t>(i));
+      dim = ones;
+    }
+    c.consts["dim"] = dim.is_array() ? dim : json::array({dim});
+  } else if (t == "aten::view" || t == "aten::reshape" || t == "aten::_unsafe_view") {
+    json size = take("size");
+    c.consts["shape"] = size.is_null() ? take("shape") : size;
+  } else if (t == "aten::_softmax" || t == "aten::_log_softmax") {
+    if (take("half_to_float") == true) throw Unsupported("half_to_float is not supported");
+  } else if (t == "aten::elu") {
+    for (const char* k : {"scale", "input_scale"}) {
+      json v = take(k);
+      if (!v.is_null() && v != 1) throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
+    }
+  } else if (t == "aten::addmm") {
+    for (const char* k : {"beta", "alpha"}) {
+      json v = take(k);
+      if (!v.is_null() && v != 1) throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
+    }
+  } else if (t == "aten::dropout") {
+    take("train");
+  } else if (t.find("pool") != std::string::npos) {
+    json stride = take("stride");  // an empty stride means the kernel size
+    c.consts["stride"] = stride.is_null() || (stride.is_array() && stride.empty()) ? c.consts["kernel_size"] : stride;
+    for (const char* k : {"return_indices", "divisor_override"}) {
+      json v = take(k);
+      if (!v.is_null() && v != false) throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
+    }
+  }
+  if (!schema) {
+    for (const OpSchema& s : all_op_schemas()) {
+      for (const std::string& a : s.aten) {
+        if (a == t && !s.needs_module()) schema = &s;
+      }
+    }
+  }
+  if (!schema) {
+    for (const OpSchema& s : all_op_schemas()) {
+      for (const std::string& a : s.aten) {
+        if (a == t) {
+          throw Unsupported(t + " with free weights has no drtriton operator; write it as nn." +
+                            module_class(s) + " so that the module owns its parameters");
+        }
+      }
+    }
+    throw Unsupported(t + "." + c.overload + " has no drtriton operator");
+  }
+  m.op = schema->op;
+  m.inputs = c.refs;
+  for (const AttrSpec& spec : schema->attrs) {
+    auto it = c.consts.find(spec.name);
+    if (it == c.consts.end()) continue;
+    if (!it->second.is_null()) m.attrs[spec.name] = to_attr(it->second, spec.name);
+    c.consts.erase(it);
+  }
+  // Whatever is left must be harmless: at its default, a dtype of None, a layout hint.
+  for (const auto& [name, value] : c.consts) {
+    if (value.is_null() || name == "memory_format" || name == "layout" || name == "device" ||
+        name == "pin_memory" || name == "non_blocking") {
+      continue;
+    }
+    auto d = c.defaults.find(name);
+    if (d != c.defaults.end() && d->second == value) continue;
+    throw Unsupported("argument '" + name + "' = " + value.dump() + " of " + t +
+                      " is not supported");
+  }
+  return m;
+}
+
+TensorType traced_type(const json& j) {
+  TensorType t;
+  std::string dt = j.value("dtype", "");
+  if (!parse_dtype(dt, &t.dtype)) throw IrError("the traced graph has an unknown dtype '" + dt + "'");
+  t.shape = j.value("shape", Shape{});
+  return t;
+}
+
+}  // namespace
+
+Graph import_traced(const json& traced) {
+  if (traced.value("format", "") != "drtriton.traced/1") {
+    throw IrError("not a traced program (expected \"format\": \"drtriton.traced/1\")");
+  }
+  std::string source = traced.value("source", "<program>");
+  const json& nodes = traced["nodes"];
+  const json& modules = traced.value("modules", json::object());
+
+  // Group the aten calls of each call of a module that is one of our operators.
+  std::map<std::string, std::vector<int>> groups;  // module_call -> node indices
+  std::map<int, std::string> group_of;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+    const json& n = nodes[i];
+    std::string cls = n.value("module_class", "");
+    std::string call = n["module_call"].is_string() ? n["module_call"].get<std::string>() : "";
+    if (call.empty() || !op_for_module_class(cls)) continue;
+    groups[call].push_back(i);
+    group_of[i] = call;
+  }
+  std::set<std::string> owned_params;  // placeholders that belong to grouped modules
+  std::map<std::string, std::string> param_target;
+  for (const json& p : traced["params"]) param_target[p["placeholder"]] = p["target"];
+  for (const auto& [call, members] : groups) {
+    for (int i : members) {
+      for (const std::string& r : parse_call(nodes[i]).refs) {
+        if (param_target.count(r)) owned_params.insert(r);
+      }
+    }
+  }
+
+  Graph g;
+  std::map<std::string, ValueId> value_of;  // traced name -> IR value
+  std::map<std::string, TensorType> type_of;
+  std::vector<std::string> errors;
+  std::set<std::string> poisoned;  // values downstream of an unsupported operation
+
+  for (const json& in : traced["inputs"]) {
+    std::string name = in["name"];
+    value_of[name] = g.add_input(name, traced_type(in));
+    type_of[name] = g.value(value_of[name]).type;
+  }
+  for (const json& c : traced.value("constant_inputs", json::array())) {
+    errors.push_back(source + ": forward argument '" + c.value("name", "?") +
+                     "' is not a tensor; drtriton graphs take tensor inputs only");
+  }
+  for (const json& p : traced["params"]) {
+    std::string ph = p["placeholder"], target = p["target"];
+    if (owned_params.count(ph)) continue;
+    bool used = false;
+    for (const json& n : nodes)
+      for (const std::string& r : parse_call(n).refs) used = used || r == ph;
+    if (!used) continue;
+    if (p.value("kind", "") == "buffer") {
+      errors.push_back(source + ": buffer '" + target +
+                       "' is used in forward; drtriton graphs hold parameters, not free buffers");
+      poisoned.insert(ph);
+      continue;
+    }
+    std::string name = target;
+    for (char& ch : name) ch = ch == '.' ? '_' : ch;
+    value_of[ph] = g.add_param(name, traced_type(p));
+    type_of[ph] = traced_type(p);
+  }
+
+  std::map<std::string, const json*> tuple_calls;  // max.dim and friends, read by getitem
+  std::set<std::string> emitted_groups;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+    const json& n = nodes[i];
+    std::string name = n["name"];
+    Call c = parse_call(n);
+    bool skip = false;
+    for (const std::string& r : c.refs) skip = skip || poisoned.count(r) > 0;
+    if (skip) {
+      poisoned.insert(name);
+      continue;
+    }
+    try {
+      Mapped m;
+      std::string module;
+      std::string out_name = name;
+      const json* type_json = &n;
+      if (group_of.count(i)) {
+        const std::string& call = group_of[i];
+        const std::vector<int>& members = groups[call];
+        std::set<std::string> inside;
+        for (int j : members) inside.insert(nodes[j]["name"].get<std::string>());
+        // The group's value is the member that something outside the group reads.
+        bool read_outside = false;
+        for (int j = 0; j < static_cast<int>(nodes.size()) && !read_outside; ++j) {
+          if (inside.count(nodes[j]["name"])) continue;
+          for (const std::string& r : parse_call(nodes[j]).refs) read_outside = read_outside || r == name;
+        }
+        for (const json& o : traced["outputs"]) read_outside = read_outside || o["ref"] == name;
+        if (!read_outside) {
+          poisoned.erase(name);
+          continue;  // an inner step of the module (or its running-stat update)
+        }
+        if (!emitted_groups.insert(call).second) {
+          throw Unsupported("module call " + call + " produces more than one value");
+        }
+        std::string path = n.value("module", "");
+        const OpSchema& schema = *op_for_module_class(n.value("module_class", ""));
+        std::vector<std::string> ins;
+        for (int j : members) {
+          for (const std::string& r : parse_call(nodes[j]).refs) {
+            if (inside.count(r) || param_target.count(r)) continue;
+            if (poisoned.count(r)) throw Unsupported("its input comes from an unsupported operation");
+            if (std::find(ins.begin(), ins.end(), r) == ins.end()) ins.push_back(r);
+          }
+        }
+        if (!modules.contains(path)) throw Unsupported("module '" + path + "' is missing from the traced modules");
+        m = {schema.op, ins, module_attrs(schema, modules[path])};
+        module = path;
+      } else if (c.target == "getitem") {
+        std::string from = c.refs.at(0);
+        int64_t index = c.consts["index"].get<int64_t>();
+        auto it = tuple_calls.find(from);
+        if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
+        if (index != 0) throw Unsupported("element " + std::to_string(index) + " of " + it->second->value("target", "") + " (the indices) is not supported");
+        Call inner = parse_call(*it->second);
+        m = map_call(inner, type_of);
+      } else if ((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") {
+        tuple_calls[name] = &n;
+        poisoned.erase(name);
+        continue;
+      } else if (c.target.find("_with_indices") != std::string::npos) {
+        tuple_calls[name] = &n;
+        continue;
+      } else {
+        m = map_call(c, type_of);
+      }
+      std::vector<ValueId> ins;
+      for (const std::string& r : m.inputs) {
+        if (!value_of.count(r)) throw Unsupported("reads '" + r + "', which is not a tensor drtriton knows");
+        ins.push_back(value_of[r]);
+      }
+      ValueId id;
+      try {
+        id = g.add_node(m.op, ins, m.attrs, module, out_name);
+      } catch (const IrError& e) {
+        throw Unsupported(e.what());
+      }
+      TensorType expect = traced_type(*type_json);
+      if (g.value(id).type != expect) {
+        throw IrError(place(n) + ": internal: drtriton infers " + to_string(g.value(id).type) +
+                      " for " + std::string(op_schema(m.op).name) + " but PyTorch gives " +
+                      to_string(expect));
+      }
+      value_of[name] = id;
+      type_of[name] = expect;
+    } catch (const Unsupported& e) {
+      errors.push_back(place(n) + ": " + e.what());
+      poisoned.insert(name);
+    }
+  }
+
+  std::vector<ValueId> outs;
+  for (const json& o : traced["outputs"]) {
+    std::string ref = o.is_object() ? o.value("ref", "") : "";
+    if (poisoned.count(ref)) continue;
+    if (!value_of.count(ref)) {
+      errors.push_back(source + ": an output of forward is not a tensor computed by the program");
+      continue;
+    }
+    outs.push_back(value_of[ref]);
+  }
+  if (!errors.empty()) {
+    std::string msg = source + ": " + std::to_string(errors.size()) +
+                      (errors.size() == 1 ? " operation has" : " operations have") +
+                      " no drtriton form:";
+    for (const std::string& e : errors) msg += "\n  " + e;
+    throw IrError(msg);
+  }
+  g.set_outputs(outs);
+  return g;
+}
+
+}  // namespace drtriton

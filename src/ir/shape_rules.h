@@ -1,0 +1,64 @@
+// Shape, parameter and cost rules, shared by the operators of op_schema.cpp. Each rule
+// checks what PyTorch would reject (and what would make a program uncheckable) and
+// throws IrError with a sentence naming the input or attribute at fault.
+#pragma once
+
+#include "ir/op_schema.h"
+
+namespace drtriton::rules {
+
+using Ins = std::vector<TensorType>;
+
+// Shapes.
+TensorType same_shape(const Ins& in, Attrs& attrs);
+TensorType broadcast(const Ins& in, Attrs& attrs);
+TensorType compare(const Ins& in, Attrs& attrs);      // broadcast, bool out
+TensorType compare_scalar(const Ins& in, Attrs& attrs);  // same shape, bool out
+TensorType div_scalar(const Ins& in, Attrs& attrs);
+TensorType where(const Ins& in, Attrs& attrs);
+TensorType linear(const Ins& in, Attrs& attrs);
+TensorType matmul(const Ins& in, Attrs& attrs);
+TensorType bmm(const Ins& in, Attrs& attrs);
+TensorType addmm(const Ins& in, Attrs& attrs);
+TensorType conv(const Ins& in, Attrs& attrs);
+TensorType conv_transpose(const Ins& in, Attrs& attrs);
+TensorType reduce_dims(const Ins& in, Attrs& attrs);  // dim: int list, keepdim
+TensorType reduce_dim(const Ins& in, Attrs& attrs);   // dim: one int, keepdim
+TensorType arg_reduce(const Ins& in, Attrs& attrs);   // reduce_dim with i64 output
+TensorType along_dim(const Ins& in, Attrs& attrs);    // softmax, cumsum: same shape
+TensorType batch_norm1d(const Ins& in, Attrs& attrs);
+TensorType batch_norm2d(const Ins& in, Attrs& attrs);
+TensorType batch_norm3d(const Ins& in, Attrs& attrs);
+TensorType instance_norm2d(const Ins& in, Attrs& attrs);
+TensorType instance_norm3d(const Ins& in, Attrs& attrs);
+TensorType group_norm(const Ins& in, Attrs& attrs);
+TensorType trailing_norm(const Ins& in, Attrs& attrs);  // layer_norm, rms_norm
+TensorType max_pool(const Ins& in, Attrs& attrs);
+TensorType avg_pool(const Ins& in, Attrs& attrs);
+TensorType adaptive_pool(const Ins& in, Attrs& attrs);
+TensorType reshape(const Ins& in, Attrs& attrs);
+TensorType flatten(const Ins& in, Attrs& attrs);
+TensorType permute(const Ins& in, Attrs& attrs);
+TensorType transpose(const Ins& in, Attrs& attrs);
+TensorType unsqueeze(const Ins& in, Attrs& attrs);
+TensorType squeeze(const Ins& in, Attrs& attrs);
+TensorType cat(const Ins& in, Attrs& attrs);
+
+// Parameters of module ops.
+std::vector<ParamSpec> linear_params(const Attrs& attrs);
+std::vector<ParamSpec> conv_params(const Attrs& attrs);
+std::vector<ParamSpec> conv_transpose_params(const Attrs& attrs);
+std::vector<ParamSpec> batch_norm_params(const Attrs& attrs);  // also instance norm
+std::vector<ParamSpec> group_norm_params(const Attrs& attrs);
+std::vector<ParamSpec> layer_norm_params(const Attrs& attrs);
+std::vector<ParamSpec> rms_norm_params(const Attrs& attrs);
+
+// FLOPs, where "per element" does not describe the work.
+double linear_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double matmul_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double conv_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double conv_transpose_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double pool_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double no_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+
+}  // namespace drtriton::rules
