@@ -16,7 +16,6 @@ PYTHON="${PYTHON:-python3}"
 BUILD_TYPE="${BUILD_TYPE:-Release}"
 VENV="$ROOT/.venv"
 REQUIREMENTS="python/requirements.txt"
-PYPROJECT="python/pyproject.toml"
 STAMP="$VENV/.drtriton-requirements.sha256"
 
 APT_PACKAGES=(
@@ -25,7 +24,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev
 )
 # Modules that must be importable from .venv (checked without importing them: fast).
-PY_MODULES=(torch triton numpy pytest matplotlib drtriton)
+PY_MODULES=(torch triton numpy pytest matplotlib)
 
 step_name="start"
 step() {
@@ -75,9 +74,7 @@ fi
 
 # --- 2. Python virtual environment ----------------------------------------------------
 step "checking the Python interpreter ($PYTHON)"
-for file in "$REQUIREMENTS" "$PYPROJECT"; do
-  [[ -f "$file" ]] || { echo "setup.sh: $file is missing from the checkout" >&2; exit 1; }
-done
+[[ -f "$REQUIREMENTS" ]] || { echo "setup.sh: $REQUIREMENTS is missing from the checkout" >&2; exit 1; }
 if ! command -v "$PYTHON" >/dev/null 2>&1; then
   echo "setup.sh: '$PYTHON' not found; set PYTHON=/path/to/python3.11" >&2
   exit 1
@@ -96,10 +93,10 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   "$PYTHON" -m venv "$VENV"
 fi
 
-# The stamp holds a hash of everything that decides what .venv contains; a changed
-# requirements file, pyproject or interpreter reinstalls, and so does a missing module.
+# The stamp holds a hash of what decides .venv's contents; a changed requirements file or
+# interpreter reinstalls, and so does a module that is missing.
 want_hash="$( {
-  cat "$REQUIREMENTS" "$PYPROJECT"
+  cat "$REQUIREMENTS"
   "$VENV/bin/python" --version 2>&1
 } | sha256sum | cut -d' ' -f1)"
 have_hash="$(cat "$STAMP" 2>/dev/null || true)"
@@ -118,11 +115,18 @@ else
   step "installing $REQUIREMENTS into .venv (a few minutes the first time)"
   rm -f "$STAMP"
   "$VENV/bin/python" -m pip install -r "$REQUIREMENTS"
-  step "installing python/ (the drtriton package) into .venv, editable"
-  "$VENV/bin/python" -m pip install --no-deps -e ./python
   step "checking that torch and triton import"
   "$VENV/bin/python" -c 'import torch, triton; print("    torch", torch.__version__, "| triton", triton.__version__)'
   echo "$want_hash" >"$STAMP"
+fi
+
+# python/ goes on .venv's import path through a .pth file, so `import drtriton` sees the
+# working tree as it is edited (what an editable install does, with no build step).
+site_packages="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+pth="$site_packages/drtriton-source.pth"
+if [[ "$(cat "$pth" 2>/dev/null || true)" != "$ROOT/python" ]]; then
+  step "putting $ROOT/python on .venv's import path ($pth)"
+  echo "$ROOT/python" >"$pth"
 fi
 
 # --- 3. C++ build ---------------------------------------------------------------------

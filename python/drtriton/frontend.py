@@ -10,7 +10,26 @@ table live on the C++ side (``drtriton import``).
     python -m drtriton.frontend FILE.py [-o OUT.json]
     trace_file(path) -> dict
 
-Format ``drtriton.traced/1``: see the README section of ``trace_file``.
+Format ``drtriton.traced/1`` (one JSON object):
+  format, source (path as given), torch_version;
+  inputs          [{name, dtype, shape}]           tensor user inputs, in order
+  constant_inputs [{name, value}]                  non-tensor forward args (export burns
+                                                   their values into the nodes)
+  params          [{placeholder, target, kind: parameter|buffer|constant, dtype, shape,
+                    persistent?: false}]
+  modules         {path: {type, class, attrs, params, buffers}}  every named_modules()
+                                                   entry, the root Model as ""
+  nodes           [{name, target: "aten::conv2d" | "getitem" | ..., overload, schema,
+                    args: [{name, value, default?}] (every schema argument, in order),
+                    dtype+shape | outputs: [{dtype, shape} | null] | value,
+                    mutates?: [schema arg names written in place],
+                    module, module_class, module_call, module_stack: [{path, class, call}],
+                    line: "file.py:N", code}]
+  outputs         [{ref} | {value}]                user outputs
+  mutations       [{ref, target, kind: buffer|parameter|user_input, arg?}]
+Values: a node is {"ref": name}; non-finite floats {"float": "inf"|"-inf"|"nan"};
+torch.dtype its name ("float16"); devices, layouts, memory formats str(); a
+data-dependent size {"sym": "u0"}; dtype/shape fields use f32 f16 bf16 f64 i64 i32 bool.
 """
 
 from __future__ import annotations
@@ -329,24 +348,20 @@ def _module_entry(m) -> dict:
 
 
 def _schema_args(node) -> list:
+    """Every schema argument in order: the value passed, else the schema default."""
     schema = node.target._schema
+    passed = {a.name: v for a, v in _arg_nodes(node, schema)}
     out = []
-    npos = len(node.args)
-    pos = 0
     for a in schema.arguments:
         entry = {"name": a.name}
         has_default = a.has_default_value()
-        if not a.kwarg_only and pos < npos:
-            entry["value"] = _value(node.args[pos])
-        elif a.name in node.kwargs:
-            entry["value"] = _value(node.kwargs[a.name])
+        if a.name in passed:
+            entry["value"] = _value(passed[a.name])
         elif has_default:
             entry["value"] = _value(a.default_value)
-        else:
+        else:  # not seen in practice: export always passes required arguments
             entry["value"] = None
             entry["missing"] = True
-        if not a.kwarg_only:
-            pos += 1
         if has_default:
             entry["default"] = _value(a.default_value)
         out.append(entry)
@@ -648,7 +663,11 @@ def main(argv=None) -> int:
             doc = trace_file(args.file)
         text = to_json(doc)
         if args.output and args.output != "-":
-            write_atomic(args.output, text)
+            try:
+                write_atomic(args.output, text)
+            except OSError as e:
+                raise FrontendError(f"{args.file}: cannot write {args.output}: "
+                                    f"{e.strerror or e}") from None
         else:
             sys.stdout.write(text)
     except FrontendError as e:

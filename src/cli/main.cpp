@@ -160,7 +160,22 @@ int main(int argc, char** argv) {
   check->add_option("graph", check_in, "Graph in IR text (.ir) or JSON (.json) form")->required();
   check->add_flag("--json", check_json, "Print the JSON form instead of a summary");
 
-  CLI11_PARSE(app, argc, argv);
+  std::string names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::cerr << "drtriton: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints the help or the usage error
+    return code == 0 ? 0 : 2;
+  }
 
   try {
     if (*ops) {

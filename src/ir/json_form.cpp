@@ -132,9 +132,11 @@ Graph graph_from_json(const json& j, const std::string& source) {
     const OpSchema* schema = find_op(op_name);
     if (!schema) throw IrError(where + ": unknown operator '" + op_name + "'");
     std::vector<ValueId> inputs;
-    for (const json& in : n.value("inputs", json::array())) inputs.push_back(lookup(in, where));
+    const json input_names = n.value("inputs", json::array());
+    for (const json& in : input_names) inputs.push_back(lookup(in, where));
     Attrs attrs;
-    for (const auto& [key, value] : n.value("attrs", json::object()).items()) {
+    const json attr_values = n.value("attrs", json::object());  // a copy: items() must not outlive it
+    for (const auto& [key, value] : attr_values.items()) {
       attrs[key] = attr_from_json(value, where + ".attrs." + key);
     }
     try {

@@ -246,6 +246,11 @@ class Emitter {
     const std::vector<std::string> earlier = input_constants_;
     for (int i = 0; i < value.type.rank(); ++i) {
       std::string literal = std::to_string(value.type.shape[i]);
+      // A broadcast dim reads best as itself: torch.randn(out_channels, 1, 1).
+      if (literal == "1" && !(i == 0 && input_constants_.empty())) {
+        dims.push_back(literal);
+        continue;
+      }
       std::string name = names[i];
       int same = find_constant(name);
       if (!(same >= 0 && constants_[same].literal == literal)) {
@@ -527,14 +532,18 @@ class Emitter {
     } else {
       rhs = expand(node.schema().torch_function, node, args, false);
     }
-    // A chain reads x = f(x): the output takes input 0's variable when input 0 dies here.
-    ValueId first = node.inputs.empty() ? -1 : node.inputs[0];
+    // A chain reads x = f(x): the output takes the variable of an input that dies here
+    // (input 0 first), if it held the same dtype, so that a name keeps one meaning.
+    const Value& out = g_.value(node.output);
     std::string var;
-    if (first >= 0 && g_.value(first).kind != ValueKind::Param && last_use_[first] == index) {
-      var = var_[first];
-    } else {
-      var = fresh_variable(g_.value(node.output).name);
+    for (ValueId v : node.inputs) {
+      const Value& in = g_.value(v);
+      if (in.kind != ValueKind::Param && last_use_[v] == index && in.type.dtype == out.type.dtype) {
+        var = var_[v];
+        break;
+      }
     }
+    if (var.empty()) var = fresh_variable(out.name);
     var_[node.output] = var;
     forward_lines_.push_back(var + " = " + rhs);
   }
@@ -563,9 +572,18 @@ class Emitter {
     std::vector<std::string> outs;
     for (ValueId v : g_.outputs()) outs.push_back(var_[v]);
     s += "        return " + join(outs) + "\n";
-    s += "\n\ndef get_inputs():\n    return [" + join(input_exprs_) + "]\n";
-    s += "\n\ndef get_init_inputs():\n    return [" + join(init_args_) + "]\n";
+    s += "\n\ndef get_inputs():\n" + return_list(input_exprs_);
+    s += "\n\ndef get_init_inputs():\n" + return_list(init_args_);
     return s;
+  }
+
+  // `return [a, b]`, one item a line when that is too long for one.
+  static std::string return_list(const std::vector<std::string>& items) {
+    std::string line = "    return [" + join(items) + "]\n";
+    if (line.size() <= 89) return line;
+    std::string s = "    return [\n";
+    for (const std::string& item : items) s += "        " + item + ",\n";
+    return s + "    ]\n";
   }
 
   static std::string indent(const std::string& text, const std::string& prefix) {

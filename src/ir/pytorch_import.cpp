@@ -25,18 +25,26 @@ struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+std::string text_of(const json& j, const char* key);
+
 std::string place(const json& node) {
-  std::string line = node.value("line", "");
-  std::string code = node.value("code", "");
+  std::string line = text_of(node, "line");
+  std::string code = text_of(node, "code");
   std::string s = line.empty() ? "<unknown line>" : line;
   if (!code.empty()) s += " (`" + code + "`)";
   return s;
 }
 
+// A string field that may be missing or null in the traced JSON.
+std::string text_of(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 bool is_ref(const json& v) { return v.is_object() && v.contains("ref"); }
 
 Call parse_call(const json& node) {
-  Call c{&node, node.value("target", ""), node.value("overload", ""), {}, {}, {}};
+  Call c{&node, text_of(node, "target"), text_of(node, "overload"), {}, {}, {}};
   for (const json& arg : node.value("args", json::array())) {
     std::string name = arg.value("name", "");
     const json& v = arg["value"];
@@ -102,7 +110,7 @@ void check_module_invariants(const json& attrs) {
 // A module call (nn.Conv2d, nn.BatchNorm2d, nn.ReLU, ...) becomes one node whose
 // attributes are the module's own constructor arguments.
 Attrs module_attrs(const OpSchema& schema, const json& module) {
-  const json& attrs = module.value("attrs", json::object());
+  const json attrs = module.value("attrs", json::object());
   check_module_invariants(attrs);
   std::set<std::string> params;
   for (const json& p : module.value("params", json::array())) params.insert(p.get<std::string>());
@@ -299,20 +307,20 @@ TensorType traced_type(const json& j) {
 }  // namespace
 
 Graph import_traced(const json& traced) {
-  if (traced.value("format", "") != "drtriton.traced/1") {
+  if (text_of(traced, "format") != "drtriton.traced/1") {
     throw IrError("not a traced program (expected \"format\": \"drtriton.traced/1\")");
   }
-  std::string source = traced.value("source", "<program>");
+  std::string source = text_of(traced, "source");
   const json& nodes = traced["nodes"];
-  const json& modules = traced.value("modules", json::object());
+  const json modules = traced.value("modules", json::object());
 
   // Group the aten calls of each call of a module that is one of our operators.
   std::map<std::string, std::vector<int>> groups;  // module_call -> node indices
   std::map<int, std::string> group_of;
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
     const json& n = nodes[i];
-    std::string cls = n.value("module_class", "");
-    std::string call = n["module_call"].is_string() ? n["module_call"].get<std::string>() : "";
+    std::string cls = text_of(n, "module_class");
+    std::string call = text_of(n, "module_call");
     if (call.empty() || !op_for_module_class(cls)) continue;
     groups[call].push_back(i);
     group_of[i] = call;
@@ -362,11 +370,28 @@ Graph import_traced(const json& traced) {
     type_of[ph] = traced_type(p);
   }
 
+  // Only what the outputs depend on is imported: torch.export keeps dead values (the
+  // unused indices of torch.max, say) that do not change what the program computes.
+  std::set<std::string> live;
+  {
+    std::map<std::string, const json*> by_name;
+    for (const json& n : nodes) by_name[text_of(n, "name")] = &n;
+    std::vector<std::string> work;
+    for (const json& o : traced["outputs"]) work.push_back(text_of(o, "ref"));
+    while (!work.empty()) {
+      std::string v = work.back();
+      work.pop_back();
+      if (!live.insert(v).second || !by_name.count(v)) continue;
+      for (const std::string& r : parse_call(*by_name[v]).refs) work.push_back(r);
+    }
+  }
+
   std::map<std::string, const json*> tuple_calls;  // max.dim and friends, read by getitem
   std::set<std::string> emitted_groups;
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
     const json& n = nodes[i];
     std::string name = n["name"];
+    if (!live.count(name)) continue;
     Call c = parse_call(n);
     bool skip = false;
     for (const std::string& r : c.refs) skip = skip || poisoned.count(r) > 0;
@@ -398,8 +423,8 @@ Graph import_traced(const json& traced) {
         if (!emitted_groups.insert(call).second) {
           throw Unsupported("module call " + call + " produces more than one value");
         }
-        std::string path = n.value("module", "");
-        const OpSchema& schema = *op_for_module_class(n.value("module_class", ""));
+        std::string path = text_of(n, "module");
+        const OpSchema& schema = *op_for_module_class(text_of(n, "module_class"));
         std::vector<std::string> ins;
         for (int j : members) {
           for (const std::string& r : parse_call(nodes[j]).refs) {
@@ -416,7 +441,7 @@ Graph import_traced(const json& traced) {
         int64_t index = c.consts["index"].get<int64_t>();
         auto it = tuple_calls.find(from);
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
-        if (index != 0) throw Unsupported("element " + std::to_string(index) + " of " + it->second->value("target", "") + " (the indices) is not supported");
+        if (index != 0) throw Unsupported("element " + std::to_string(index) + " of " + text_of(*it->second, "target") + " (the indices) is not supported");
         Call inner = parse_call(*it->second);
         m = map_call(inner, type_of);
       } else if ((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") {

@@ -259,32 +259,47 @@ def test_every_schema_argument_is_listed():
 # --------------------------------------------------------------------------- size
 
 def test_gpu_sized_program_is_never_materialized():
-    # Materialized, this program holds 3 x 256 MiB of weights and a 32 MiB input.
+    # Materialized, this program holds 3 x 256 MiB of weights and a 32 MiB input. The
+    # first export in a process pays for torch.export's own imports (seconds, about
+    # 180 MiB), so warm up on a small program first, then measure the big one alone.
+    # Peak memory is VmHWM (reset through /proc/self/clear_refs): ru_maxrss survives
+    # exec and would report pytest's own peak.
     code = textwrap.dedent(f"""
-        import json, resource, sys, time
+        import json, sys, time
         sys.path.insert(0, {PYDIR!r})
         from drtriton.frontend import trace_file
-        rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-        r0 = rss(); t0 = time.time()
-        d = trace_file({prog('gpu_sized.py')!r})
-        cold_s, r1 = time.time() - t0, rss()
+
+        def status(key):
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith(key + ":"):
+                        return int(line.split()[1]) // 1024
+        t0 = time.time()
         trace_file({prog('linear_gelu.py')!r})
-        r2 = rss(); t0 = time.time()
+        first_s = time.time() - t0
+        rss0 = status("VmRSS")
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            base = rss0
+        except OSError:
+            base = status("VmHWM")
+        t0 = time.time()
         d = trace_file({prog('gpu_sized.py')!r})
-        warm_s, r3 = time.time() - t0, rss()
-        print(json.dumps(dict(cold_s=cold_s, warm_s=warm_s, cold_mb=r1 - r0, warm_mb=r3 - r2,
+        big_s = time.time() - t0
+        print(json.dumps(dict(first_s=first_s, big_s=big_s, peak_mb=status("VmHWM") - base,
                               nodes=[(n["target"], n["shape"]) for n in d["nodes"]],
+                              params=[(p["target"], p["shape"]) for p in d["params"]],
                               inputs=d["inputs"])))
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       timeout=120)
+                       timeout=300)
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout.strip().splitlines()[-1])
-    assert res["cold_s"] < 5.0, res
-    assert res["warm_s"] < 1.0, res
-    assert res["cold_mb"] < 400, res   # export machinery only; weights would be 768 MiB
-    assert res["warm_mb"] < 64, res
+    assert res["big_s"] < 5.0, res
+    assert res["peak_mb"] < 64, res   # the weights alone would be 768 MiB
     assert res["inputs"] == [{"name": "x", "dtype": "f32", "shape": [1024, 8192]}]
+    assert res["params"][:2] == [["fc1.weight", [8192, 8192]], ["fc1.bias", [8192]]]
     assert res["nodes"] == [["aten::linear", [1024, 8192]], ["aten::relu", [1024, 8192]],
                             ["aten::linear", [1024, 8192]], ["aten::sigmoid", [1024, 8192]],
                             ["aten::linear", [1024, 8192]], ["aten::mul", [1024, 8192]]]
