@@ -149,7 +149,9 @@ int main(int argc, char** argv) {
   std::string import_in, import_out;
   bool import_json = false;
   auto* import = app.add_subcommand("import", "Trace a KernelBench-format program into a graph");
-  import->add_option("program", import_in, "The program (.py) with Model, get_inputs, get_init_inputs")
+  import->add_option("program", import_in,
+                     "The program (.py) with Model, get_inputs, get_init_inputs, or the "
+                     "traced graph (.json) that python -m drtriton.frontend wrote")
       ->required();
   import->add_option("-o,--output", import_out, "Output graph: .ir text, .json (default: stdout)");
   import->add_flag("--json", import_json, "Write the JSON form");
@@ -187,7 +189,18 @@ int main(int argc, char** argv) {
     } else if (*emit) {
       write_output(emit_out, emit_pytorch(load_graph(emit_in)));
     } else if (*import) {
-      Graph g = import_traced(trace_program(import_in));
+      // A .json input is a traced program that frontend.py already wrote.
+      json traced;
+      if (!has_extension(import_in, ".py") && !has_extension(import_in, ".json")) {
+        throw CliError(import_in + ": expected a Python program (.py) or a traced graph (.json)");
+      }
+      if (has_extension(import_in, ".json")) {
+        traced = json::parse(read_file(import_in), nullptr, false);
+        if (traced.is_discarded()) throw CliError(import_in + ": not valid JSON");
+      } else {
+        traced = trace_program(import_in);
+      }
+      Graph g = import_traced(traced);
       write_output(import_out, format_graph(g, import_out, import_json));
     } else if (*check) {
       Graph g = load_graph(check_in);

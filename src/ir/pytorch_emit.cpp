@@ -1,7 +1,6 @@
 #include "ir/pytorch_emit.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cctype>
 #include <map>
 #include <set>
@@ -13,11 +12,12 @@ namespace {
 
 // Names a Python program cannot bind: keywords, and the module-level names the emitted
 // file itself uses (a forward argument called `torch` would hide the torch module).
+// clang-format off
 const std::set<std::string> kReservedNames = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-    "try", "while", "with", "yield", "match", "case", "type", "_",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "case",
+    "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
+    "global", "if", "import", "in", "is", "lambda", "match", "nonlocal", "not", "or", "pass",
+    "raise", "return", "try", "type", "while", "with", "yield", "_",
     "self", "torch", "nn", "F", "float", "super", "Model", "get_inputs", "get_init_inputs"};
 
 // Attributes every nn.Module already has: a submodule or parameter of that name would
@@ -35,6 +35,7 @@ const std::set<std::string> kModuleAttributes = {
     "register_state_dict_pre_hook", "requires_grad_", "set_extra_state", "set_submodule",
     "share_memory", "state_dict", "to", "to_empty", "train", "training", "type", "xpu",
     "zero_grad"};
+// clang-format on
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -50,12 +51,12 @@ bool is_digits(const std::string& s) {
 
 // A name for a Python attribute of the model (a parameter or a top-level submodule).
 bool is_free_attribute(const std::string& s) {
-  return is_identifier(s) && !kReservedNames.count(s) && !kModuleAttributes.count(s) &&
-         s[0] != '_';
+  return is_identifier(s) && !kReservedNames.count(s) && !kModuleAttributes.count(s) && s[0] != '_';
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
@@ -108,8 +109,8 @@ bool is_default(const AttrSpec& spec, const Attrs& attrs) {
 // as torch.export reports them); the emitter rebuilds the containers so that every
 // parameter keeps its state_dict name.
 struct ModuleEntry {
-  std::string name;  // the last component of the path
-  std::string path;  // the IR module name; "" for the model itself
+  std::string name;             // the last component of the path
+  std::string path;             // the IR module name; "" for the model itself
   const Node* layer = nullptr;  // the node whose op builds this module, if any
   std::vector<int> children;    // in order of first use (by index for a ModuleList)
   enum class Holder { Attributes, List, Dict } holder = Holder::Attributes;
@@ -254,8 +255,8 @@ class Emitter {
       std::string name = names[i];
       int same = find_constant(name);
       if (!(same >= 0 && constants_[same].literal == literal)) {
-        // A later input reuses the first input's constant of equal value: the second
-        // operand of a matmul reads torch.randn(in_features, out_features).
+        // A later input reuses an earlier input's constant of equal value, so that the
+        // operands of a matmul share their inner dim: randn(..., dim2), randn(dim2, ...).
         for (const std::string& c : earlier) {
           if (constants_[find_constant(c)].literal == literal) {
             name = c;
@@ -264,7 +265,8 @@ class Emitter {
         }
       }
       name = constant(name, literal, name);
-      if (std::find(input_constants_.begin(), input_constants_.end(), name) == input_constants_.end())
+      if (std::find(input_constants_.begin(), input_constants_.end(), name) ==
+          input_constants_.end())
         input_constants_.push_back(name);
       dims.push_back(name);
     }
@@ -280,9 +282,7 @@ class Emitter {
                ", dtype=" + std::string(dtype_torch_name(value.type.dtype)) + ")";
         break;
       case DType::I64: expr = "torch.randint(0, 10, " + shape_tuple + ")"; break;
-      case DType::I32:
-        expr = "torch.randint(0, 10, " + shape_tuple + ", dtype=torch.int32)";
-        break;
+      case DType::I32: expr = "torch.randint(0, 10, " + shape_tuple + ", dtype=torch.int32)"; break;
       case DType::Bool: expr = "torch.rand(" + (dims.empty() ? "()" : dims_text) + ") > 0.5"; break;
     }
     input_exprs_.push_back(expr);
@@ -305,7 +305,6 @@ class Emitter {
   }
 
   void name_params() {
-    for (ValueId p : g_.params()) param_attr_[p] = "";
     // Top-level submodules keep their names where they can (so state_dict names hold);
     // parameters take what is left.
     for (int child : modules_[0].children) {
@@ -317,6 +316,8 @@ class Emitter {
       std::string name = attribute_name(g_.value(p).name, "p");
       param_attr_[p] = name;
       var_[p] = "self." + name;
+      // torch.export names a parameter's placeholder after it: keep locals apart.
+      variables_.insert(name);
     }
   }
 
@@ -380,7 +381,8 @@ class Emitter {
     }
     std::sort(indices.begin(), indices.end());
     bool dense = all_digits;
-    for (size_t i = 0; dense && i < indices.size(); ++i) dense = indices[i] == static_cast<int64_t>(i);
+    for (size_t i = 0; dense && i < indices.size(); ++i)
+      dense = indices[i] == static_cast<int64_t>(i);
     if (all_attributes) {
       m.holder = ModuleEntry::Holder::Attributes;
     } else if (m.layer) {
@@ -470,9 +472,11 @@ class Emitter {
       if (c == '$' && i + 1 < tmpl.size() && tmpl[i + 1] == '*') {
         out += join(args);
         ++i;
-      } else if (c == '$' && i + 1 < tmpl.size() && std::isdigit(static_cast<unsigned char>(tmpl[i + 1]))) {
+      } else if (c == '$' && i + 1 < tmpl.size() &&
+                 std::isdigit(static_cast<unsigned char>(tmpl[i + 1]))) {
         size_t k = static_cast<size_t>(tmpl[i + 1] - '0');
-        if (k >= args.size()) throw std::logic_error("internal: template " + tmpl + " names a missing input");
+        if (k >= args.size())
+          throw std::logic_error("internal: template " + tmpl + " names a missing input");
         out += args[k];
         ++i;
       } else if (c == '{') {
@@ -482,7 +486,8 @@ class Emitter {
         bool optional = !name.empty() && name.back() == '?';
         if (optional) name.pop_back();
         const AttrSpec* spec = schema.find_attr(name);
-        if (!spec) throw std::logic_error("internal: template " + tmpl + " names unknown attribute " + name);
+        if (!spec)
+          throw std::logic_error("internal: template " + tmpl + " names unknown attribute " + name);
         std::string text = constructor && spec->is_size ? size_constant(node, *spec)
                                                         : attr_literal(*spec, node.attrs.at(name));
         if (!optional) {
@@ -556,18 +561,10 @@ class Emitter {
       for (const Constant& c : constants_) s += c.name + " = " + c.literal + "\n";
     }
     s += "\n\nclass Model(nn.Module):\n";
-    s += "    def __init__(" + join([&] {
-      std::vector<std::string> a = {"self"};
-      a.insert(a.end(), init_args_.begin(), init_args_.end());
-      return a;
-    }()) + "):\n";
+    s += "    def __init__(" + signature(init_args_) + "):\n";
     s += "        super().__init__()\n";
     for (const std::string& line : init_lines_) s += indent(line, "        ");
-    s += "\n    def forward(" + join([&] {
-      std::vector<std::string> a = {"self"};
-      a.insert(a.end(), forward_args_.begin(), forward_args_.end());
-      return a;
-    }()) + "):\n";
+    s += "\n    def forward(" + signature(forward_args_) + "):\n";
     for (const std::string& line : forward_lines_) s += "        " + line + "\n";
     std::vector<std::string> outs;
     for (ValueId v : g_.outputs()) outs.push_back(var_[v]);
@@ -575,6 +572,12 @@ class Emitter {
     s += "\n\ndef get_inputs():\n" + return_list(input_exprs_);
     s += "\n\ndef get_init_inputs():\n" + return_list(init_args_);
     return s;
+  }
+
+  static std::string signature(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"self"};
+    all.insert(all.end(), args.begin(), args.end());
+    return join(all);
   }
 
   // `return [a, b]`, one item a line when that is too long for one.
@@ -611,6 +614,8 @@ class Emitter {
 
 }  // namespace
 
-std::string emit_pytorch(const Graph& graph) { return Emitter(graph).run(); }
+std::string emit_pytorch(const Graph& graph) {
+  return Emitter(graph).run();
+}
 
 }  // namespace drtriton

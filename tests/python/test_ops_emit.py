@@ -4,7 +4,8 @@ For each case (one small IR graph per operator of ops.def):
   1. `drtriton emit CASE -o model.py` writes a KernelBench-format program;
   2. the program runs on the CPU, and each output has the shape and dtype that the IR
      declares (`drtriton check CASE --json`) and, if floating, only finite values;
-  3. `drtriton import model.py -o back.ir` traces it with torch.export, and the graph that
+  3. the frontend traces it with torch.export (in this process) and `drtriton import
+     traced.json -o back.ir` lifts it (the two steps of `drtriton import model.py`); the graph that
      comes back is the case's graph: the same operators in the same order, the same
      wiring, attributes, modules, shapes and dtypes (value names aside).
 
@@ -24,10 +25,11 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from drtriton import frontend
 
 torch = pytest.importorskip("torch")
 
@@ -62,26 +64,6 @@ def drtriton():
     if not BIN.exists():
         pytest.skip(f"{BIN} is not built yet (make build, or set DRTRITON_BIN)")
     return lambda *args: succeeded(run_drtriton(*args))
-
-
-@pytest.fixture(scope="module")
-def imported(drtriton, request, tmp_path_factory):
-    """Emitted program and import result per case. Each import starts a Python that loads
-    torch and runs torch.export (seconds), so the selected cases are imported in
-    parallel up front and each test waits for its own."""
-    selected = [item.callspec.params["case"] for item in request.session.items
-                if item.originalname == "test_import_gives_the_graph_back"]
-    folder = tmp_path_factory.mktemp("round_trip")
-    pool = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 1)))
-    jobs = {}
-    for case in selected:
-        program = folder / f"{case.stem}_model.py"
-        back = folder / f"{case.stem}_back.ir"
-        emitted = run_drtriton("emit", case, "-o", program)
-        jobs[case] = (program, back, emitted,
-                      pool.submit(run_drtriton, "import", program, "-o", back))
-    yield jobs
-    pool.shutdown(cancel_futures=True)
 
 
 def directives(case: Path) -> dict[str, str]:
@@ -159,11 +141,13 @@ def test_emitted_program_runs(drtriton, case: Path, tmp_path: Path):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
-def test_import_gives_the_graph_back(drtriton, imported, case: Path):
-    program, back_path, emitted, job = imported[case]
-    succeeded(emitted)
-    source = program.read_text()
-    succeeded(job.result())
+def test_import_gives_the_graph_back(drtriton, case: Path, tmp_path: Path):
+    # Trace in this process (torch is loaded once for the whole suite), then let the C++
+    # side lift the traced graph: the same two steps `drtriton import model.py` runs.
+    program, source = emit(drtriton, case, tmp_path)
+    traced, back_path = tmp_path / "traced.json", tmp_path / "back.ir"
+    traced.write_text(frontend.to_json(frontend.trace_file(str(program))))
+    drtriton("import", traced, "-o", back_path)
     original, back = graph_json(drtriton, case), graph_json(drtriton, back_path)
     context = f"\n--- emitted program:\n{source}\n--- imported graph:\n{back_path.read_text()}"
     assert output_types(back) == output_types(original), context
