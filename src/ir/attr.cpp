@@ -142,6 +142,13 @@ std::optional<std::string> coerce_attr(const AttrSpec& spec, AttrValue* value) {
   return std::nullopt;
 }
 
+bool is_default_attr(const AttrSpec& spec, const Attrs& attrs) {
+  const AttrValue& v = attrs.at(spec.name);
+  if (spec.default_value) return v == *spec.default_value;
+  if (!spec.default_from.empty()) return v == attrs.at(spec.default_from);
+  return false;
+}
+
 namespace {
 
 template <typename T>

@@ -48,6 +48,9 @@ std::string float_to_string(double value);
 // for a Float attribute, a single Int for an Ints of known length); else an error string.
 std::optional<std::string> coerce_attr(const AttrSpec& spec, AttrValue* value);
 
+// Does a complete node's attribute hold its default (or its default_from attribute's value)?
+bool is_default_attr(const AttrSpec& spec, const Attrs& attrs);
+
 int64_t attr_int(const Attrs& attrs, const std::string& name);
 double attr_float(const Attrs& attrs, const std::string& name);
 bool attr_bool(const Attrs& attrs, const std::string& name);

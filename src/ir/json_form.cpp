@@ -22,18 +22,6 @@ json attr_to_json(const AttrValue& value) {
   return nullptr;
 }
 
-namespace {
-
-json type_fields(const TensorType& t) {
-  return {{"dtype", std::string(dtype_name(t.dtype))}, {"shape", t.shape}};
-}
-
-json value_decl(const Value& v) {
-  json j = type_fields(v.type);
-  j["name"] = v.name;
-  return j;
-}
-
 AttrValue attr_from_json(const json& j, const std::string& where) {
   if (j.is_boolean()) return j.get<bool>();
   if (j.is_number_integer()) return j.get<int64_t>();
@@ -54,6 +42,18 @@ AttrValue attr_from_json(const json& j, const std::string& where) {
     return v;
   }
   throw IrError(where + ": unsupported attribute value " + j.dump());
+}
+
+namespace {
+
+json type_fields(const TensorType& t) {
+  return {{"dtype", std::string(dtype_name(t.dtype))}, {"shape", t.shape}};
+}
+
+json value_decl(const Value& v) {
+  json j = type_fields(v.type);
+  j["name"] = v.name;
+  return j;
 }
 
 TensorType type_from_json(const json& j, const std::string& where) {

@@ -16,6 +16,8 @@ namespace drtriton {
 nlohmann::json graph_to_json(const Graph& graph);
 Graph graph_from_json(const nlohmann::json& json, const std::string& source = "<json>");
 nlohmann::json attr_to_json(const AttrValue& value);
+// Throws IrError naming `where` for a value with no attribute form.
+AttrValue attr_from_json(const nlohmann::json& value, const std::string& where);
 // The operator table as `drtriton ops --json` prints it.
 nlohmann::json ops_to_json();
 

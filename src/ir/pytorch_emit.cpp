@@ -98,13 +98,6 @@ std::string size_literal(const AttrSpec& spec, const AttrValue& value) {
   return attr_literal(spec, value);
 }
 
-bool is_default(const AttrSpec& spec, const Attrs& attrs) {
-  const AttrValue& v = attrs.at(spec.name);
-  if (spec.default_value) return v == *spec.default_value;
-  if (!spec.default_from.empty()) return v == attrs.at(spec.default_from);
-  return false;
-}
-
 // A submodule in the model's module tree. IR module names are paths ("blocks.0.conv",
 // as torch.export reports them); the emitter rebuilds the containers so that every
 // parameter keeps its state_dict name.
@@ -492,7 +485,7 @@ class Emitter {
                                                         : attr_literal(*spec, node.attrs.at(name));
         if (!optional) {
           out += text;
-        } else if (!is_default(*spec, node.attrs)) {
+        } else if (!is_default_attr(*spec, node.attrs)) {
           // The first argument of a call takes no leading comma: nn.GELU(approximate='tanh').
           if (!(out.empty() || out.back() == '(')) out += ", ";
           out += name + "=" + text;

@@ -1,5 +1,7 @@
 #include "ir/pytorch_import.h"
 
+#include "ir/json_form.h"
+
 #include <map>
 #include <set>
 
@@ -61,24 +63,11 @@ Call parse_call(const json& node) {
 }
 
 AttrValue to_attr(const json& v, const std::string& name) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float()) return v.get<double>();
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_object() && v.contains("float")) {
-    std::string s = v["float"];
-    double inf = std::numeric_limits<double>::infinity();
-    return s == "inf" ? inf : s == "-inf" ? -inf : std::numeric_limits<double>::quiet_NaN();
+  try {
+    return attr_from_json(v, "argument '" + name + "'");
+  } catch (const IrError& e) {
+    throw Unsupported(e.what());
   }
-  if (v.is_array()) {
-    std::vector<int64_t> ints;
-    for (const json& e : v) {
-      if (!e.is_number_integer()) throw Unsupported("argument '" + name + "' = " + v.dump() + " is not a list of ints");
-      ints.push_back(e.get<int64_t>());
-    }
-    return ints;
-  }
-  throw Unsupported("argument '" + name + "' = " + v.dump() + " has no drtriton form");
 }
 
 const OpSchema& op_named(const char* name) { return *find_op(name); }

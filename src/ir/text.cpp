@@ -7,17 +7,6 @@
 
 namespace drtriton {
 
-namespace {
-
-bool is_default(const AttrSpec& spec, const Attrs& attrs) {
-  const AttrValue& v = attrs.at(spec.name);
-  if (spec.default_value) return v == *spec.default_value;
-  if (!spec.default_from.empty()) return v == attrs.at(spec.default_from);
-  return false;
-}
-
-}  // namespace
-
 std::string print_node(const Graph& graph, const Node& node) {
   const OpSchema& schema = node.schema();
   std::string s = schema.name + "(";
@@ -28,7 +17,7 @@ std::string print_node(const Graph& graph, const Node& node) {
   std::string attrs;
   if (!node.module.empty()) attrs = "module=\"" + node.module + "\"";
   for (const AttrSpec& spec : schema.attrs) {
-    if (is_default(spec, node.attrs)) continue;
+    if (is_default_attr(spec, node.attrs)) continue;
     attrs += (attrs.empty() ? "" : ", ") + spec.name + "=" + attr_to_string(node.attrs.at(spec.name));
   }
   if (!attrs.empty()) s += " {" + attrs + "}";
