@@ -1,6 +1,8 @@
 // drtriton: the command line. Each subcommand reads its input, runs one stage and writes
 // its output atomically: on any error it prints one line naming the place, exits non-zero
 // and leaves no partial output file.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +10,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "ir/json_form.h"
 #include "ir/pytorch_emit.h"
@@ -96,10 +97,10 @@ json trace_program(const std::string& path) {
   fs::path dir = fs::temp_directory_path() / ("drtriton-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path out = dir / "traced.json", err = dir / "stderr.txt";
-  std::string cmd = "PYTHONPATH=" + shell_quote((fs::path(DRTRITON_SOURCE_DIR) / "python").string()) +
-                    " " + shell_quote(python_executable()) + " -m drtriton.frontend " +
-                    shell_quote(path) + " -o " + shell_quote(out.string()) + " 2>" +
-                    shell_quote(err.string());
+  std::string cmd =
+      "PYTHONPATH=" + shell_quote((fs::path(DRTRITON_SOURCE_DIR) / "python").string()) + " " +
+      shell_quote(python_executable()) + " -m drtriton.frontend " + shell_quote(path) + " -o " +
+      shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   int status = std::system(cmd.c_str());
   std::string message;
   if (fs::exists(err)) message = read_file(err.string());
@@ -125,7 +126,8 @@ void print_ops_table() {
       attrs += (attrs.empty() ? "" : ", ") + a.name;
       if (a.default_value) attrs += "=" + attr_to_string(*a.default_value);
     }
-    std::printf("%-22s %-14s %5s  %s\n", s.name.c_str(), std::string(category_name(s.category)).c_str(),
+    std::printf("%-22s %-14s %5s  %s\n", s.name.c_str(),
+                std::string(category_name(s.category)).c_str(),
                 s.arity < 0 ? "n" : std::to_string(s.arity).c_str(), attrs.c_str());
   }
   std::printf("%zu operators\n", all_op_schemas().size());
@@ -149,9 +151,10 @@ int main(int argc, char** argv) {
   std::string import_in, import_out;
   bool import_json = false;
   auto* import = app.add_subcommand("import", "Trace a KernelBench-format program into a graph");
-  import->add_option("program", import_in,
-                     "The program (.py) with Model, get_inputs, get_init_inputs, or the "
-                     "traced graph (.json) that python -m drtriton.frontend wrote")
+  import
+      ->add_option("program", import_in,
+                   "The program (.py) with Model, get_inputs, get_init_inputs, or the "
+                   "traced graph (.json) that python -m drtriton.frontend wrote")
       ->required();
   import->add_option("-o,--output", import_out, "Output graph: .ir text, .json (default: stdout)");
   import->add_flag("--json", import_json, "Write the JSON form");

@@ -7,7 +7,9 @@
 
 namespace drtriton {
 
-AttrType attr_type_of(const AttrValue& value) { return static_cast<AttrType>(value.index()); }
+AttrType attr_type_of(const AttrValue& value) {
+  return static_cast<AttrType>(value.index());
+}
 
 std::string_view attr_type_name(AttrType type) {
   switch (type) {
@@ -132,8 +134,7 @@ std::optional<std::string> coerce_attr(const AttrSpec& spec, AttrValue* value) {
           ok = ok || c == s;
           all += (all.empty() ? "" : ", ") + ("\"" + c + "\"");
         }
-        if (!ok)
-          return "attribute '" + spec.name + "' = \"" + s + "\" is not one of " + all;
+        if (!ok) return "attribute '" + spec.name + "' = \"" + s + "\" is not one of " + all;
       }
       break;
     }
@@ -161,9 +162,15 @@ const T& get_attr(const Attrs& attrs, const std::string& name) {
 
 }  // namespace
 
-int64_t attr_int(const Attrs& a, const std::string& n) { return get_attr<int64_t>(a, n); }
-double attr_float(const Attrs& a, const std::string& n) { return get_attr<double>(a, n); }
-bool attr_bool(const Attrs& a, const std::string& n) { return get_attr<bool>(a, n); }
+int64_t attr_int(const Attrs& a, const std::string& n) {
+  return get_attr<int64_t>(a, n);
+}
+double attr_float(const Attrs& a, const std::string& n) {
+  return get_attr<double>(a, n);
+}
+bool attr_bool(const Attrs& a, const std::string& n) {
+  return get_attr<bool>(a, n);
+}
 const std::vector<int64_t>& attr_ints(const Attrs& a, const std::string& n) {
   return get_attr<std::vector<int64_t>>(a, n);
 }

@@ -135,7 +135,8 @@ ValueId Graph::add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs,
 
 void Graph::check_module_name(const Node& node) const {
   if (node.module.empty()) return;
-  if (!is_valid_name(node.module, true) || std::isdigit(static_cast<unsigned char>(node.module[0]))) {
+  if (!is_valid_name(node.module, true) ||
+      std::isdigit(static_cast<unsigned char>(node.module[0]))) {
     throw IrError("module name \"" + node.module + "\" is not a Python attribute path");
   }
   for (ValueId p : params_) {

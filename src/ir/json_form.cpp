@@ -135,13 +135,14 @@ Graph graph_from_json(const json& j, const std::string& source) {
     const json input_names = n.value("inputs", json::array());
     for (const json& in : input_names) inputs.push_back(lookup(in, where));
     Attrs attrs;
-    const json attr_values = n.value("attrs", json::object());  // a copy: items() must not outlive it
+    const json attr_values =
+        n.value("attrs", json::object());  // a copy: items() must not outlive it
     for (const auto& [key, value] : attr_values.items()) {
       attrs[key] = attr_from_json(value, where + ".attrs." + key);
     }
     try {
-      ValueId id = g.add_node(schema->op, inputs, attrs, n.value("module", ""),
-                              name_field(n, where));
+      ValueId id =
+          g.add_node(schema->op, inputs, attrs, n.value("module", ""), name_field(n, where));
       if (n.contains("shape") && type_from_json(n, where) != g.value(id).type) {
         throw IrError("declared " + to_string(type_from_json(n, where)) + " but " + op_name +
                       " gives " + to_string(g.value(id).type));

@@ -42,6 +42,10 @@ using namespace rules;
 using Ints = std::vector<int64_t>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// The table is data: it keeps one declaration to a few lines, which clang-format would
+// spread over many.
+// clang-format off
+
 // Attribute constructors: the table below reads as a list of declarations.
 AttrSpec size_attr(const std::string& name) {
   return {.name = name, .type = AttrType::Int, .lo = 1, .is_size = true};
@@ -404,6 +408,8 @@ std::vector<OpSchema> build_table() {
   return t;
 }
 
+// clang-format on
+
 struct OpDecl {
   const char* name;
   Category category;
@@ -443,7 +449,9 @@ const std::vector<OpSchema>& all_op_schemas() {
   return table;
 }
 
-const OpSchema& op_schema(Op op) { return all_op_schemas()[static_cast<int>(op)]; }
+const OpSchema& op_schema(Op op) {
+  return all_op_schemas()[static_cast<int>(op)];
+}
 
 const OpSchema* find_op(std::string_view name) {
   for (const OpSchema& s : all_op_schemas())

@@ -1,9 +1,9 @@
 #include "ir/pytorch_import.h"
 
-#include "ir/json_form.h"
-
 #include <map>
 #include <set>
+
+#include "ir/json_form.h"
 
 namespace drtriton {
 
@@ -43,7 +43,9 @@ std::string text_of(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-bool is_ref(const json& v) { return v.is_object() && v.contains("ref"); }
+bool is_ref(const json& v) {
+  return v.is_object() && v.contains("ref");
+}
 
 Call parse_call(const json& node) {
   Call c{&node, text_of(node, "target"), text_of(node, "overload"), {}, {}, {}};
@@ -70,7 +72,9 @@ AttrValue to_attr(const json& v, const std::string& name) {
   }
 }
 
-const OpSchema& op_named(const char* name) { return *find_op(name); }
+const OpSchema& op_named(const char* name) {
+  return *find_op(name);
+}
 
 // The class name a module spelling builds: "nn.Conv2d({in_channels}, ...)" -> "Conv2d".
 std::string module_class(const OpSchema& s) {
@@ -113,7 +117,9 @@ Attrs module_attrs(const OpSchema& schema, const json& module) {
     json v = attrs[spec.name];
     if (spec.name == "padding" && v.is_string()) {
       // padding="valid" is zero padding; "same" needs an explicit amount to be one of ours.
-      if (v != "valid") throw Unsupported("padding = " + v.dump() + " is not supported; give the padding as numbers");
+      if (v != "valid")
+        throw Unsupported("padding = " + v.dump() +
+                          " is not supported; give the padding as numbers");
       v = 0;
     }
     if (spec.name == "eps" && v.is_null() && schema.op == Op::RmsNorm) {
@@ -156,8 +162,10 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
 
   if (t == "aten::add" || t == "aten::sub") {
     json alpha = take("alpha");
-    if (!alpha.is_null() && alpha != 1) throw Unsupported("alpha = " + alpha.dump() + " is not supported");
-    schema = t == "aten::add" ? &scalar_or_tensor("add", "add_scalar") : &scalar_or_tensor("sub", "sub_scalar");
+    if (!alpha.is_null() && alpha != 1)
+      throw Unsupported("alpha = " + alpha.dump() + " is not supported");
+    schema = t == "aten::add" ? &scalar_or_tensor("add", "add_scalar")
+                              : &scalar_or_tensor("sub", "sub_scalar");
   } else if (t == "aten::mul") {
     schema = &scalar_or_tensor("mul", "mul_scalar");
   } else if (t == "aten::div") {
@@ -165,7 +173,8 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     schema = &scalar_or_tensor("div", "div_scalar");
   } else if (t == "aten::rsub") {
     json alpha = take("alpha");
-    if (!alpha.is_null() && alpha != 1) throw Unsupported("alpha = " + alpha.dump() + " is not supported");
+    if (!alpha.is_null() && alpha != 1)
+      throw Unsupported("alpha = " + alpha.dump() + " is not supported");
     if (c.refs.size() == 2) {
       std::swap(c.refs[0], c.refs[1]);  // rsub(a, b) = b - a
       schema = &op_named("sub");
@@ -192,7 +201,8 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     c.consts["dim"] = dim.is_null() || (dim.is_array() && dim.empty()) ? all_dims(c.refs[0]) : dim;
     json unbiased = take("unbiased"), correction = take("correction");
     if (!correction.is_null()) {
-      if (!correction.is_number_integer()) throw Unsupported("correction = " + correction.dump() + " is not an integer");
+      if (!correction.is_number_integer())
+        throw Unsupported("correction = " + correction.dump() + " is not an integer");
       c.consts["correction"] = correction;
     } else {
       c.consts["correction"] = unbiased.is_boolean() && !unbiased.get<bool>() ? 0 : 1;
@@ -228,21 +238,26 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
   } else if (t == "aten::elu") {
     for (const char* k : {"scale", "input_scale"}) {
       json v = take(k);
-      if (!v.is_null() && v != 1) throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
+      if (!v.is_null() && v != 1)
+        throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
     }
   } else if (t == "aten::addmm") {
     for (const char* k : {"beta", "alpha"}) {
       json v = take(k);
-      if (!v.is_null() && v != 1) throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
+      if (!v.is_null() && v != 1)
+        throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
     }
   } else if (t == "aten::dropout") {
     take("train");
   } else if (t.find("pool") != std::string::npos) {
     json stride = take("stride");  // an empty stride means the kernel size
-    c.consts["stride"] = stride.is_null() || (stride.is_array() && stride.empty()) ? c.consts["kernel_size"] : stride;
+    c.consts["stride"] = stride.is_null() || (stride.is_array() && stride.empty())
+                             ? c.consts["kernel_size"]
+                             : stride;
     for (const char* k : {"return_indices", "divisor_override"}) {
       json v = take(k);
-      if (!v.is_null() && v != false) throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
+      if (!v.is_null() && v != false)
+        throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
     }
   }
   if (!schema) {
@@ -288,7 +303,8 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
 TensorType traced_type(const json& j) {
   TensorType t;
   std::string dt = j.value("dtype", "");
-  if (!parse_dtype(dt, &t.dtype)) throw IrError("the traced graph has an unknown dtype '" + dt + "'");
+  if (!parse_dtype(dt, &t.dtype))
+    throw IrError("the traced graph has an unknown dtype '" + dt + "'");
   t.shape = j.value("shape", Shape{});
   return t;
 }
@@ -402,7 +418,8 @@ Graph import_traced(const json& traced) {
         bool read_outside = false;
         for (int j = 0; j < static_cast<int>(nodes.size()) && !read_outside; ++j) {
           if (inside.count(nodes[j]["name"])) continue;
-          for (const std::string& r : parse_call(nodes[j]).refs) read_outside = read_outside || r == name;
+          for (const std::string& r : parse_call(nodes[j]).refs)
+            read_outside = read_outside || r == name;
         }
         for (const json& o : traced["outputs"]) read_outside = read_outside || o["ref"] == name;
         if (!read_outside) {
@@ -418,11 +435,13 @@ Graph import_traced(const json& traced) {
         for (int j : members) {
           for (const std::string& r : parse_call(nodes[j]).refs) {
             if (inside.count(r) || param_target.count(r)) continue;
-            if (poisoned.count(r)) throw Unsupported("its input comes from an unsupported operation");
+            if (poisoned.count(r))
+              throw Unsupported("its input comes from an unsupported operation");
             if (std::find(ins.begin(), ins.end(), r) == ins.end()) ins.push_back(r);
           }
         }
-        if (!modules.contains(path)) throw Unsupported("module '" + path + "' is missing from the traced modules");
+        if (!modules.contains(path))
+          throw Unsupported("module '" + path + "' is missing from the traced modules");
         m = {schema.op, ins, module_attrs(schema, modules[path])};
         module = path;
       } else if (c.target == "getitem") {
@@ -430,7 +449,9 @@ Graph import_traced(const json& traced) {
         int64_t index = c.consts["index"].get<int64_t>();
         auto it = tuple_calls.find(from);
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
-        if (index != 0) throw Unsupported("element " + std::to_string(index) + " of " + text_of(*it->second, "target") + " (the indices) is not supported");
+        if (index != 0)
+          throw Unsupported("element " + std::to_string(index) + " of " +
+                            text_of(*it->second, "target") + " (the indices) is not supported");
         Call inner = parse_call(*it->second);
         m = map_call(inner, type_of);
       } else if ((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") {
@@ -445,7 +466,8 @@ Graph import_traced(const json& traced) {
       }
       std::vector<ValueId> ins;
       for (const std::string& r : m.inputs) {
-        if (!value_of.count(r)) throw Unsupported("reads '" + r + "', which is not a tensor drtriton knows");
+        if (!value_of.count(r))
+          throw Unsupported("reads '" + r + "', which is not a tensor drtriton knows");
         ins.push_back(value_of[r]);
       }
       ValueId id;

@@ -10,9 +10,13 @@ namespace drtriton::rules {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw IrError(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw IrError(message);
+}
 
-std::string str(int64_t v) { return std::to_string(v); }
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
 
 // PyTorch's dim convention: -rank <= dim < rank, negative counting from the end.
 int64_t normalize_dim(int64_t dim, int rank, const std::string& what) {
@@ -46,8 +50,8 @@ void require_same_dtype(const Ins& in) {
 
 void require_channels(const TensorType& t, int64_t channels, const std::string& attr) {
   if (t.shape[1] != channels) {
-    fail("input 0 " + to_string(t) + " has " + str(t.shape[1]) + " channels at dim 1, but " +
-         attr + " = " + str(channels));
+    fail("input 0 " + to_string(t) + " has " + str(t.shape[1]) + " channels at dim 1, but " + attr +
+         " = " + str(channels));
   }
 }
 
@@ -70,7 +74,9 @@ int64_t window_out(int64_t len, int64_t kernel, int64_t stride, int64_t pad, int
 
 }  // namespace
 
-TensorType same_shape(const Ins& in, Attrs&) { return in[0]; }
+TensorType same_shape(const Ins& in, Attrs&) {
+  return in[0];
+}
 
 TensorType broadcast(const Ins& in, Attrs&) {
   require_same_dtype(in);
@@ -87,7 +93,9 @@ TensorType compare(const Ins& in, Attrs& attrs) {
   return out;
 }
 
-TensorType compare_scalar(const Ins& in, Attrs&) { return {DType::Bool, in[0].shape}; }
+TensorType compare_scalar(const Ins& in, Attrs&) {
+  return {DType::Bool, in[0].shape};
+}
 
 TensorType div_scalar(const Ins& in, Attrs& attrs) {
   if (attr_float(attrs, "other") == 0) fail("division by the scalar 0");
@@ -170,8 +178,7 @@ TensorType addmm(const Ins& in, Attrs&) {
   }
   Shape out = {in[1].shape[0], in[2].shape[1]}, b;
   if (in[0].rank() > 2 || !broadcast_shapes(in[0].shape, out, &b) || b != out) {
-    fail("input 0 (the bias) " + to_string(in[0]) + " does not broadcast to " +
-         shape_string(out));
+    fail("input 0 (the bias) " + to_string(in[0]) + " does not broadcast to " + shape_string(out));
   }
   return {in[0].dtype, out};
 }
@@ -205,8 +212,9 @@ TensorType conv(const Ins& in, Attrs& attrs) {
     int64_t len = in[0].shape[2 + i];
     out.shape[2 + i] = window_out(len, k[i], s[i], p[i], d[i], false);
     if (out.shape[2 + i] < 1) {
-      fail("kernel_size " + str(k[i]) + " (dilation " + str(d[i]) + ") is larger than spatial dim " +
-           str(2 + i) + " of input 0 (" + str(len) + " plus padding " + str(2 * p[i]) + ")");
+      fail("kernel_size " + str(k[i]) + " (dilation " + str(d[i]) +
+           ") is larger than spatial dim " + str(2 + i) + " of input 0 (" + str(len) +
+           " plus padding " + str(2 * p[i]) + ")");
     }
   }
   return out;
@@ -305,11 +313,21 @@ TensorType instance_norm(const Ins& in, const Attrs& attrs, int rank) {
 
 }  // namespace
 
-TensorType batch_norm1d(const Ins& in, Attrs& attrs) { return batch_norm(in, attrs, {2, 3}); }
-TensorType batch_norm2d(const Ins& in, Attrs& attrs) { return batch_norm(in, attrs, {4}); }
-TensorType batch_norm3d(const Ins& in, Attrs& attrs) { return batch_norm(in, attrs, {5}); }
-TensorType instance_norm2d(const Ins& in, Attrs& attrs) { return instance_norm(in, attrs, 4); }
-TensorType instance_norm3d(const Ins& in, Attrs& attrs) { return instance_norm(in, attrs, 5); }
+TensorType batch_norm1d(const Ins& in, Attrs& attrs) {
+  return batch_norm(in, attrs, {2, 3});
+}
+TensorType batch_norm2d(const Ins& in, Attrs& attrs) {
+  return batch_norm(in, attrs, {4});
+}
+TensorType batch_norm3d(const Ins& in, Attrs& attrs) {
+  return batch_norm(in, attrs, {5});
+}
+TensorType instance_norm2d(const Ins& in, Attrs& attrs) {
+  return instance_norm(in, attrs, 4);
+}
+TensorType instance_norm3d(const Ins& in, Attrs& attrs) {
+  return instance_norm(in, attrs, 5);
+}
 
 TensorType group_norm(const Ins& in, Attrs& attrs) {
   require_min_rank(in[0], 2, "input 0");
@@ -359,8 +377,12 @@ TensorType pool(const Ins& in, Attrs& attrs, bool has_dilation) {
 
 }  // namespace
 
-TensorType max_pool(const Ins& in, Attrs& attrs) { return pool(in, attrs, true); }
-TensorType avg_pool(const Ins& in, Attrs& attrs) { return pool(in, attrs, false); }
+TensorType max_pool(const Ins& in, Attrs& attrs) {
+  return pool(in, attrs, true);
+}
+TensorType avg_pool(const Ins& in, Attrs& attrs) {
+  return pool(in, attrs, false);
+}
 
 TensorType adaptive_pool(const Ins& in, Attrs& attrs) {
   const auto& size = attr_ints(attrs, "output_size");
@@ -489,7 +511,8 @@ namespace {
 std::vector<ParamSpec> conv_like_params(const Attrs& attrs, bool transposed) {
   int64_t in_ch = attr_int(attrs, "in_channels"), out_ch = attr_int(attrs, "out_channels");
   int64_t groups = attr_int(attrs, "groups");
-  // nn.ConvTranspose stores its weight as [in, out/groups, k...], nn.Conv as [out, in/groups, k...].
+  // nn.ConvTranspose stores its weight as [in, out/groups, k...], nn.Conv as [out, in/groups,
+  // k...].
   Shape w = transposed ? Shape{in_ch, out_ch / groups} : Shape{out_ch, in_ch / groups};
   for (int64_t k : attr_ints(attrs, "kernel_size")) w.push_back(k);
   std::vector<ParamSpec> p = {{"weight", {DType::F32, w}}};
@@ -499,8 +522,12 @@ std::vector<ParamSpec> conv_like_params(const Attrs& attrs, bool transposed) {
 
 }  // namespace
 
-std::vector<ParamSpec> conv_params(const Attrs& a) { return conv_like_params(a, false); }
-std::vector<ParamSpec> conv_transpose_params(const Attrs& a) { return conv_like_params(a, true); }
+std::vector<ParamSpec> conv_params(const Attrs& a) {
+  return conv_like_params(a, false);
+}
+std::vector<ParamSpec> conv_transpose_params(const Attrs& a) {
+  return conv_like_params(a, true);
+}
 
 std::vector<ParamSpec> batch_norm_params(const Attrs& attrs) {
   int64_t c = attr_int(attrs, "num_features");
@@ -538,7 +565,8 @@ std::vector<ParamSpec> rms_norm_params(const Attrs& attrs) {
 }
 
 double linear_flops(const Ins&, const TensorType& out, const Attrs& attrs) {
-  return 2.0 * static_cast<double>(out.numel()) * static_cast<double>(attr_int(attrs, "in_features"));
+  return 2.0 * static_cast<double>(out.numel()) *
+         static_cast<double>(attr_int(attrs, "in_features"));
 }
 
 double matmul_flops(const Ins& in, const TensorType& out, const Attrs&) {
@@ -572,6 +600,8 @@ double pool_flops(const Ins&, const TensorType& out, const Attrs& attrs) {
   return static_cast<double>(out.numel()) * window;
 }
 
-double no_flops(const Ins&, const TensorType&, const Attrs&) { return 0; }
+double no_flops(const Ins&, const TensorType&, const Attrs&) {
+  return 0;
+}
 
 }  // namespace drtriton::rules

@@ -12,7 +12,7 @@ using Ins = std::vector<TensorType>;
 // Shapes.
 TensorType same_shape(const Ins& in, Attrs& attrs);
 TensorType broadcast(const Ins& in, Attrs& attrs);
-TensorType compare(const Ins& in, Attrs& attrs);      // broadcast, bool out
+TensorType compare(const Ins& in, Attrs& attrs);         // broadcast, bool out
 TensorType compare_scalar(const Ins& in, Attrs& attrs);  // same shape, bool out
 TensorType div_scalar(const Ins& in, Attrs& attrs);
 TensorType where(const Ins& in, Attrs& attrs);

@@ -18,7 +18,8 @@ std::string print_node(const Graph& graph, const Node& node) {
   if (!node.module.empty()) attrs = "module=\"" + node.module + "\"";
   for (const AttrSpec& spec : schema.attrs) {
     if (is_default_attr(spec, node.attrs)) continue;
-    attrs += (attrs.empty() ? "" : ", ") + spec.name + "=" + attr_to_string(node.attrs.at(spec.name));
+    attrs +=
+        (attrs.empty() ? "" : ", ") + spec.name + "=" + attr_to_string(node.attrs.at(spec.name));
   }
   if (!attrs.empty()) s += " {" + attrs + "}";
   return s;
@@ -88,7 +89,8 @@ class LineParser {
     if (!accept('%')) fail("expected a value name such as %x");
     std::string name = word();
     token_ = start;
-    if (name.empty() || name.find('.') != std::string::npos) fail("expected a value name after '%'");
+    if (name.empty() || name.find('.') != std::string::npos)
+      fail("expected a value name after '%'");
     return name;
   }
   TensorType type() {
@@ -99,7 +101,8 @@ class LineParser {
     }
     expect('[', "to open the shape");
     if (!accept(']')) {
-      do t.shape.push_back(integer()); while (accept(','));
+      do t.shape.push_back(integer());
+      while (accept(','));
       expect(']', "to close the shape");
     }
     return t;
@@ -124,17 +127,18 @@ class LineParser {
     if (accept('[')) {
       std::vector<int64_t> v;
       if (!accept(']')) {
-        do v.push_back(integer()); while (accept(','));
+        do v.push_back(integer());
+        while (accept(','));
         expect(']', "to close the list");
       }
       return v;
     }
     size_t start = pos_;
     if (pos_ < s_.size() && (s_[pos_] == '-' || s_[pos_] == '+')) ++pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
-                                s_[pos_] == '.' ||
-                                ((s_[pos_] == '-' || s_[pos_] == '+') &&
-                                 (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E')))) {
+    while (
+        pos_ < s_.size() &&
+        (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.' ||
+         ((s_[pos_] == '-' || s_[pos_] == '+') && (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E')))) {
       ++pos_;
     }
     std::string tok(s_.substr(start, pos_ - start));
@@ -197,7 +201,8 @@ void parse_line(Graph& g, LineParser& p) {
     if (keyword == "return") {
       if (!g.outputs().empty()) p.fail("a second return");
       std::vector<ValueId> outs;
-      do outs.push_back(lookup(p.value_name())); while (p.accept(','));
+      do outs.push_back(lookup(p.value_name()));
+      while (p.accept(','));
       if (!p.at_end()) p.fail("unexpected text after the return values");
       g.set_outputs(outs);
       return;
@@ -216,7 +221,8 @@ void parse_line(Graph& g, LineParser& p) {
   p.expect('(', "after the operator name");
   std::vector<ValueId> inputs;
   if (!p.accept(')')) {
-    do inputs.push_back(lookup(p.value_name())); while (p.accept(','));
+    do inputs.push_back(lookup(p.value_name()));
+    while (p.accept(','));
     p.expect(')', "to close the inputs");
   }
   Attrs attrs;

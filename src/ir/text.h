@@ -3,9 +3,8 @@
 //   # comments and blank lines are ignored
 //   input %x : f32[128,3,32,32]
 //   param %scale : f32[16,1,1]
-//   %1 : f32[128,16,30,30] = conv2d(%x) {module="conv", in_channels=3, out_channels=16, kernel_size=[3,3]}
-//   %2 : f32[128,16,30,30] = relu(%1)
-//   %3 : f32[128,16,30,30] = mul(%2, %scale)
+//   %1 : f32[128,16,30,30] = conv2d(%x) {module="conv", in_channels=3, out_channels=16,
+//   kernel_size=[3,3]} %2 : f32[128,16,30,30] = relu(%1) %3 : f32[128,16,30,30] = mul(%2, %scale)
 //   return %3
 //
 // print_graph writes every node's type and only the attributes that differ from their

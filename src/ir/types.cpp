@@ -14,13 +14,15 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::F32, "f32", "torch.float32", 4}, {DType::F16, "f16", "torch.float16", 2},
+    {DType::F32, "f32", "torch.float32", 4},    {DType::F16, "f16", "torch.float16", 2},
     {DType::BF16, "bf16", "torch.bfloat16", 2}, {DType::F64, "f64", "torch.float64", 8},
-    {DType::I64, "i64", "torch.int64", 8},     {DType::I32, "i32", "torch.int32", 4},
+    {DType::I64, "i64", "torch.int64", 8},      {DType::I32, "i32", "torch.int32", 4},
     {DType::Bool, "bool", "torch.bool", 1},
 };
 
-const DTypeInfo& info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
+const DTypeInfo& info(DType dtype) {
+  return kDTypes[static_cast<int>(dtype)];
+}
 
 }  // namespace
 
@@ -30,15 +32,22 @@ int64_t TensorType::numel() const {
   return n;
 }
 
-int64_t TensorType::bytes() const { return numel() * dtype_size(dtype); }
+int64_t TensorType::bytes() const {
+  return numel() * dtype_size(dtype);
+}
 
-std::string_view dtype_name(DType dtype) { return info(dtype).name; }
-std::string_view dtype_torch_name(DType dtype) { return info(dtype).torch_name; }
-int dtype_size(DType dtype) { return info(dtype).size; }
+std::string_view dtype_name(DType dtype) {
+  return info(dtype).name;
+}
+std::string_view dtype_torch_name(DType dtype) {
+  return info(dtype).torch_name;
+}
+int dtype_size(DType dtype) {
+  return info(dtype).size;
+}
 
 bool is_floating(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 ||
-         dtype == DType::F64;
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F64;
 }
 
 bool parse_dtype(std::string_view name, DType* out) {

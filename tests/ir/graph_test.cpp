@@ -6,14 +6,18 @@
 namespace drtriton {
 namespace {
 
-TensorType f32(Shape s) { return {DType::F32, std::move(s)}; }
+TensorType f32(Shape s) {
+  return {DType::F32, std::move(s)};
+}
 
 TEST(Graph, FactoryInfersShapesAndFillsDefaults) {
   Graph g;
   ValueId x = g.add_input("x", f32({8, 3, 32, 32}));
   ValueId c = g.add_node(Op::Conv2d, {x},
-                         {{"in_channels", int64_t{3}}, {"out_channels", int64_t{16}},
-                          {"kernel_size", int64_t{3}}, {"stride", int64_t{2}},
+                         {{"in_channels", int64_t{3}},
+                          {"out_channels", int64_t{16}},
+                          {"kernel_size", int64_t{3}},
+                          {"stride", int64_t{2}},
                           {"padding", int64_t{1}}},
                          "conv");
   EXPECT_EQ(g.value(c).type, f32({8, 16, 16, 16}));

@@ -1,5 +1,7 @@
 // The text and JSON forms round-trip: print(parse(print(g))) == print(g) byte for byte,
 // and the JSON form reads back into the same graph, on every graph the tests know.
+#include "ir/text.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +9,6 @@
 #include <sstream>
 
 #include "ir/json_form.h"
-#include "ir/text.h"
 
 namespace drtriton {
 namespace {
@@ -59,7 +60,8 @@ TEST(JsonForm, RoundTripsToTheSameGraph) {
 TEST(TextForm, PrintsTypesAndOnlyNonDefaultAttributes) {
   Graph g = parse_graph(
       "input %x : f32[2,3,8,8]\n"
-      "%c = conv2d(%x) {module=\"conv\", in_channels=3, out_channels=4, kernel_size=3, stride=[1,1]}\n"
+      "%c = conv2d(%x) {module=\"conv\", in_channels=3, out_channels=4, kernel_size=3, "
+      "stride=[1,1]}\n"
       "%p = max_pool2d(%c) {kernel_size=[2,2], stride=[2,2]}\n"
       "%g = gelu(%p) {approximate=\"tanh\"}\n"
       "return %g\n");
