@@ -247,6 +247,11 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
       if (!v.is_null() && v != 1)
         throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
     }
+  } else if (t == "aten::t") {
+    if (rank_of(c.refs[0]) != 2) throw Unsupported("t() of a tensor of rank " + std::to_string(rank_of(c.refs[0])));
+    schema = &op_named("transpose");
+    c.consts["dim0"] = 0;
+    c.consts["dim1"] = 1;
   } else if (t == "aten::dropout") {
     take("train");
   } else if (t.find("pool") != std::string::npos) {
@@ -442,6 +447,16 @@ Graph import_traced(const json& traced) {
         }
         if (!modules.contains(path))
           throw Unsupported("module '" + path + "' is missing from the traced modules");
+        for (int j : members) {
+          Call member = parse_call(nodes[j]);
+          for (const char* flag : {"training", "train", "use_input_stats"}) {
+            if (member.consts.count(flag) && member.consts[flag] == false) {
+              throw Unsupported("module '" + path +
+                                "' runs in eval mode; drtriton graphs are in training mode (the "
+                                "verifier's --eval-mode judges a program after .eval())");
+            }
+          }
+        }
         m = {schema.op, ins, module_attrs(schema, modules[path])};
         module = path;
       } else if (c.target == "getitem") {
@@ -462,6 +477,19 @@ Graph import_traced(const json& traced) {
         tuple_calls[name] = &n;
         continue;
       } else {
+        if (c.target.size() > 1 && c.target.back() == '_' && !c.refs.empty()) {
+          // An in-place op (x += y, relu_) is its functional twin as long as nothing reads
+          // the overwritten tensor again: later code reads the op's result instead.
+          for (int j = i + 1; j < static_cast<int>(nodes.size()); ++j) {
+            if (!live.count(text_of(nodes[j], "name"))) continue;
+            for (const std::string& r : parse_call(nodes[j]).refs) {
+              if (r == c.refs[0]) {
+                throw Unsupported(c.target + " overwrites " + r + ", which is read again later");
+              }
+            }
+          }
+          c.target.pop_back();
+        }
         m = map_call(c, type_of);
       }
       std::vector<ValueId> ins;
