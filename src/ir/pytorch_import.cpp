@@ -248,7 +248,8 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
         throw Unsupported(std::string(k) + " = " + v.dump() + " is not supported");
     }
   } else if (t == "aten::t") {
-    if (rank_of(c.refs[0]) != 2) throw Unsupported("t() of a tensor of rank " + std::to_string(rank_of(c.refs[0])));
+    if (rank_of(c.refs[0]) != 2)
+      throw Unsupported("t() of a tensor of rank " + std::to_string(rank_of(c.refs[0])));
     schema = &op_named("transpose");
     c.consts["dim0"] = 0;
     c.consts["dim1"] = 1;

@@ -1,0 +1,150 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/io.h"
+#include "ir/json_form.h"
+#include "ir/pytorch_emit.h"
+#include "ir/pytorch_import.h"
+#include "ir/text.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace drtriton::cli {
+
+namespace {
+
+Graph load_graph(const std::string& path) {
+  std::string text = read_file(path);
+  if (has_extension(path, ".json")) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw CliError(path + ": not valid JSON");
+    return graph_from_json(j, path);
+  }
+  return parse_graph(text, path);
+}
+
+std::string format_graph(const Graph& g, const std::string& out_path, bool as_json) {
+  if (as_json || has_extension(out_path, ".json")) return graph_to_json(g).dump(2) + "\n";
+  return print_graph(g);
+}
+
+// Run python/drtriton/frontend.py on a program and return the traced graph it writes.
+json trace_program(const std::string& path) {
+  if (!fs::exists(path)) throw CliError(path + ": no such file");
+  fs::path dir = fs::temp_directory_path() / ("drtriton-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path out = dir / "traced.json", err = dir / "stderr.txt";
+  std::string cmd =
+      "PYTHONPATH=" + shell_quote((fs::path(DRTRITON_SOURCE_DIR) / "python").string()) + " " +
+      shell_quote(python_executable()) + " -m drtriton.frontend " + shell_quote(path) + " -o " +
+      shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  int status = std::system(cmd.c_str());
+  std::string message;
+  if (fs::exists(err)) message = read_file(err.string());
+  json traced;
+  if (status == 0 && fs::exists(out)) traced = json::parse(read_file(out.string()), nullptr, false);
+  fs::remove_all(dir);
+  if (status != 0) {
+    // The frontend ends its error with one line that names the file and the reason.
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    size_t last = message.rfind('\n');
+    std::string line = last == std::string::npos ? message : message.substr(last + 1);
+    throw CliError(line.empty() ? path + ": the frontend failed" : line);
+  }
+  if (traced.is_discarded()) throw CliError(path + ": the frontend wrote invalid JSON");
+  return traced;
+}
+
+void print_ops_table() {
+  std::printf("%-22s %-14s %5s  %s\n", "operator", "category", "arity", "attributes");
+  for (const OpSchema& s : all_op_schemas()) {
+    std::string attrs;
+    for (const AttrSpec& a : s.attrs) {
+      attrs += (attrs.empty() ? "" : ", ") + a.name;
+      if (a.default_value) attrs += "=" + attr_to_string(*a.default_value);
+    }
+    std::printf("%-22s %-14s %5s  %s\n", s.name.c_str(),
+                std::string(category_name(s.category)).c_str(),
+                s.arity < 0 ? "n" : std::to_string(s.arity).c_str(), attrs.c_str());
+  }
+  std::printf("%zu operators\n", all_op_schemas().size());
+}
+
+json load_traced(const std::string& path) {
+  if (!has_extension(path, ".py") && !has_extension(path, ".json")) {
+    throw CliError(path + ": expected a Python program (.py) or a traced graph (.json)");
+  }
+  if (!has_extension(path, ".json")) return trace_program(path);
+  // A .json input is a traced program that frontend.py already wrote.
+  json traced = json::parse(read_file(path), nullptr, false);
+  if (traced.is_discarded()) throw CliError(path + ": not valid JSON");
+  return traced;
+}
+
+}  // namespace
+
+void add_ir_commands(CLI::App& app) {
+  auto* ops = app.add_subcommand("ops", "List the operator table");
+  auto ops_json = std::make_shared<bool>(false);
+  ops->add_flag("--json", *ops_json, "Print the table as JSON");
+  ops->callback([ops_json] {
+    if (*ops_json) {
+      std::cout << ops_to_json().dump(2) << "\n";
+    } else {
+      print_ops_table();
+    }
+  });
+
+  struct InOut {
+    std::string in, out;
+    bool json = false;
+  };
+  auto emit_args = std::make_shared<InOut>();
+  auto* emit = app.add_subcommand("emit", "Write a graph as a KernelBench-format PyTorch program");
+  emit->add_option("graph", emit_args->in, "Graph in IR text (.ir) or JSON (.json) form")
+      ->required();
+  emit->add_option("-o,--output", emit_args->out, "Output .py file (default: standard output)");
+  emit->callback(
+      [emit_args] { write_output(emit_args->out, emit_pytorch(load_graph(emit_args->in))); });
+
+  auto import_args = std::make_shared<InOut>();
+  auto* import = app.add_subcommand("import", "Trace a KernelBench-format program into a graph");
+  import
+      ->add_option("program", import_args->in,
+                   "The program (.py) with Model, get_inputs, get_init_inputs, or the "
+                   "traced graph (.json) that python -m drtriton.frontend wrote")
+      ->required();
+  import->add_option("-o,--output", import_args->out,
+                     "Output graph: .ir text, .json (default: stdout)");
+  import->add_flag("--json", import_args->json, "Write the JSON form");
+  import->callback([import_args] {
+    Graph g = import_traced(load_traced(import_args->in));
+  write_output(import_args->out, format_graph(g, import_args->out, import_args->json));
+});
+
+auto check_args = std::make_shared<InOut>();
+auto* check = app.add_subcommand("check", "Parse and verify a graph; print it back");
+check->add_option("graph", check_args->in, "Graph in IR text (.ir) or JSON (.json) form")
+    ->required();
+check->add_flag("--json", check_args->json, "Print the JSON form instead of a summary");
+check->callback([check_args] {
+  Graph g = load_graph(check_args->in);
+  if (check_args->json) {
+    std::cout << graph_to_json(g).dump(2) << "\n";
+    return;
+  }
+  std::cout << print_graph(g);
+  std::printf("# ok: %zu inputs, %zu params, %zu nodes (%d compute), %.4g GFLOP, %.4g MB\n",
+              g.inputs().size(), g.params().size(), g.nodes().size(), g.compute_ops(),
+              g.flops() / 1e9, static_cast<double>(g.bytes()) / 1e6);
+});
+}  // namespace drtriton::cli
+
+}  // namespace drtriton::cli
