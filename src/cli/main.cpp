@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   CLI::App app{"drtriton: PyTorch programs to fast, verified Triton kernels"};
   app.require_subcommand(1);
   cli::add_ir_commands(app);
+  cli::add_synth_commands(app);
+  cli::add_eval_commands(app);
 
   std::string names;
   bool known = false;

@@ -27,17 +27,19 @@ ValueId Graph::add_value(const std::string& name, const TensorType& type, ValueK
   return static_cast<ValueId>(values_.size() - 1);
 }
 
-ValueId Graph::add_input(const std::string& name, const TensorType& type) {
+ValueId Graph::add_input(const std::string& name, const TensorType& type, Init init) {
   ValueId id = add_value(name, type, ValueKind::Input);
+  values_[id].init = init;
   inputs_.push_back(id);
   return id;
 }
 
-ValueId Graph::add_param(const std::string& name, const TensorType& type) {
+ValueId Graph::add_param(const std::string& name, const TensorType& type, Init init) {
   if (!is_floating(type.dtype)) {
     throw IrError("param %" + name + " must have a floating dtype, got " + to_string(type));
   }
   ValueId id = add_value(name, type, ValueKind::Param);
+  values_[id].init = init;
   params_.push_back(id);
   return id;
 }

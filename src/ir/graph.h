@@ -26,11 +26,16 @@ using ValueId = int;
 
 enum class ValueKind { Input, Param, Node };
 
+// How an input or a parameter is drawn: from a normal distribution, or positive (uniform
+// in [0.1, 1.1)) for a value that feeds log, sqrt, a divisor and the like.
+enum class Init { Normal, Positive };
+
 struct Value {
   std::string name;  // without the '%'
   TensorType type;
   ValueKind kind = ValueKind::Input;
   int node = -1;  // the defining node's index when kind is Node
+  Init init = Init::Normal;
 };
 
 struct Node {
@@ -45,8 +50,8 @@ struct Node {
 
 class Graph {
  public:
-  ValueId add_input(const std::string& name, const TensorType& type);
-  ValueId add_param(const std::string& name, const TensorType& type);
+  ValueId add_input(const std::string& name, const TensorType& type, Init init = Init::Normal);
+  ValueId add_param(const std::string& name, const TensorType& type, Init init = Init::Normal);
   // The factory. An empty name picks the next free number ("%7"). Throws IrError naming
   // the operator, the input and the reason.
   ValueId add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs = {},

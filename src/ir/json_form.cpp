@@ -53,7 +53,16 @@ json type_fields(const TensorType& t) {
 json value_decl(const Value& v) {
   json j = type_fields(v.type);
   j["name"] = v.name;
+  if (v.init == Init::Positive) j["init"] = "positive";
   return j;
+}
+
+Init init_field(const json& j, const std::string& where) {
+  std::string init = j.value("init", "normal");
+  if (init != "normal" && init != "positive") {
+    throw IrError(where + ": \"init\" must be \"normal\" or \"positive\"");
+  }
+  return init == "positive" ? Init::Positive : Init::Normal;
 }
 
 TensorType type_from_json(const json& j, const std::string& where) {
@@ -118,12 +127,12 @@ Graph graph_from_json(const json& j, const std::string& source) {
   int i = 0;
   for (const json& v : list("inputs")) {
     std::string where = source + ": inputs[" + std::to_string(i++) + "]";
-    g.add_input(name_field(v, where), type_from_json(v, where));
+    g.add_input(name_field(v, where), type_from_json(v, where), init_field(v, where));
   }
   i = 0;
   for (const json& v : list("params")) {
     std::string where = source + ": params[" + std::to_string(i++) + "]";
-    g.add_param(name_field(v, where), type_from_json(v, where));
+    g.add_param(name_field(v, where), type_from_json(v, where), init_field(v, where));
   }
   i = 0;
   for (const json& n : list("nodes")) {

@@ -25,6 +25,15 @@ std::string_view category_name(Category category);
 enum class Domain { Any, Positive, NonNegative, NonZero };
 std::string_view domain_name(Domain domain);
 
+// What the output is known to hold, whatever the attributes: the sampler tracks it so
+// that log, sqrt, division and friends only ever see inputs in their domain.
+enum class OutDomain { Real, NonNegative, Positive, SameAsInputs };
+
+// Whether the output's magnitude stays modest (|y| of order 10) when the inputs' does:
+// exp, pow and square overflow float32 on large inputs, so the sampler feeds them only
+// bounded values.
+enum class Magnitude { Unbounded, Bounded, SameAsInputs };
+
 // A tensor a module op owns: a trained parameter or a buffer (BatchNorm's running stats).
 struct ParamSpec {
   std::string name;  // relative to the module: "weight", "running_mean"
@@ -58,6 +67,11 @@ struct OpSchema {
   std::vector<std::string> aten;  // the aten operators import maps onto this op
   Domain domain = Domain::Any;    // what input domain_input must hold
   int domain_input = 0;
+  OutDomain out_domain = OutDomain::Real;
+  Magnitude magnitude = Magnitude::Unbounded;
+  bool needs_bounded_input = false;
+  // The ranks input 0 may have (the shape rule's own check; the sampler reads it).
+  int min_rank = 0, max_rank = 8;
 
   const AttrSpec* find_attr(std::string_view attr_name) const;
   bool needs_module() const { return torch_function.empty(); }

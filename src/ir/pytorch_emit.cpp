@@ -267,7 +267,12 @@ class Emitter {
     std::string shape_tuple = python_tuple(dims);
     std::string expr;
     switch (value.type.dtype) {
-      case DType::F32: expr = "torch.randn(" + (dims.empty() ? "()" : dims_text) + ")"; break;
+      case DType::F32:
+        // A positive input feeds log, sqrt or a divisor: uniform in [0.1, 1.1).
+        expr = value.init == Init::Positive
+                   ? "torch.rand(" + (dims.empty() ? "()" : dims_text) + ") + 0.1"
+                   : "torch.randn(" + (dims.empty() ? "()" : dims_text) + ")";
+        break;
       case DType::F16:
       case DType::BF16:
       case DType::F64:
@@ -323,7 +328,10 @@ class Emitter {
     use_init_arg(shape);
     std::string dtype =
         type.dtype == DType::F32 ? "" : ", dtype=" + std::string(dtype_torch_name(type.dtype));
-    init_lines_.push_back("self." + name + " = nn.Parameter(torch.randn(" + shape + dtype + "))");
+    std::string draw = g_.value(p).init == Init::Positive
+                           ? "torch.rand(" + shape + dtype + ") + 0.1"
+                           : "torch.randn(" + shape + dtype + ")";
+    init_lines_.push_back("self." + name + " = nn.Parameter(" + draw + ")");
   }
 
   int module_child(int parent, const std::string& name) {

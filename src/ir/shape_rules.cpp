@@ -336,6 +336,10 @@ TensorType group_norm(const Ins& in, Attrs& attrs) {
   if (channels % groups != 0) {
     fail("num_groups = " + str(groups) + " must divide num_channels = " + str(channels));
   }
+  // PyTorch's own check: each group's statistics need more than one value.
+  if (in[0].shape[0] * (channels / groups) * product(in[0].shape, 2, in[0].shape.size()) < 2) {
+    fail("input 0 " + to_string(in[0]) + " has one value per group; group statistics need more");
+  }
   return in[0];
 }
 

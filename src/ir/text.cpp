@@ -27,12 +27,14 @@ std::string print_node(const Graph& graph, const Node& node) {
 
 std::string print_graph(const Graph& graph) {
   std::string s;
-  for (ValueId v : graph.inputs()) {
-    s += "input %" + graph.value(v).name + " : " + to_string(graph.value(v).type) + "\n";
-  }
-  for (ValueId v : graph.params()) {
-    s += "param %" + graph.value(v).name + " : " + to_string(graph.value(v).type) + "\n";
-  }
+  auto declare = [&](const char* keyword, ValueId v) {
+    const Value& value = graph.value(v);
+    s += std::string(keyword) + " %" + value.name + " : " + to_string(value.type);
+    if (value.init == Init::Positive) s += " {init=\"positive\"}";
+    s += "\n";
+  };
+  for (ValueId v : graph.inputs()) declare("input", v);
+  for (ValueId v : graph.params()) declare("param", v);
   for (const Node& node : graph.nodes()) {
     const Value& out = graph.value(node.output);
     s += "%" + out.name + " : " + to_string(out.type) + " = " + print_node(graph, node) + "\n";
@@ -194,8 +196,20 @@ void parse_line(Graph& g, LineParser& p) {
       std::string name = p.value_name();
       p.expect(':', "before the type");
       TensorType type = p.type();
+      Init init = Init::Normal;
+      if (p.accept('{')) {
+        if (p.word() != "init") p.fail("the only attribute of an input or param is init");
+        p.expect('=', "after init");
+        AttrValue v = p.attr_value();
+        if (v == AttrValue(std::string("positive"))) {
+          init = Init::Positive;
+        } else if (v != AttrValue(std::string("normal"))) {
+          p.fail("init must be \"normal\" or \"positive\"");
+        }
+        p.expect('}', "to close the attributes");
+      }
       if (!p.at_end()) p.fail("unexpected text after the type");
-      keyword == "input" ? g.add_input(name, type) : g.add_param(name, type);
+      keyword == "input" ? g.add_input(name, type, init) : g.add_param(name, type, init);
       return;
     }
     if (keyword == "return") {

@@ -1,0 +1,251 @@
+// drtriton synth and synth-stats: datasets of synthetic programs and what is in them.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/io.h"
+#include "synth/dataset.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace drtriton::cli {
+
+namespace {
+
+std::vector<Op> parse_op_list(const std::string& list, const char* flag) {
+  std::vector<Op> ops;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) {
+    if (name.empty()) continue;
+    const OpSchema* s = find_op(name);
+    if (!s) throw CliError(std::string(flag) + ": unknown operator '" + name + "' (drtriton ops lists them)");
+    ops.push_back(s->op);
+  }
+  return ops;
+}
+
+void parse_difficulty(const std::string& text, SynthOptions& o) {
+  size_t colon = text.find(':');
+  try {
+    size_t used = 0;
+    o.difficulty_lo = std::stoi(text.substr(0, colon), &used);
+    if (used != (colon == std::string::npos ? text.size() : colon)) throw std::invalid_argument("");
+    o.difficulty_hi = colon == std::string::npos ? o.difficulty_lo : std::stoi(text.substr(colon + 1), &used);
+    if (colon != std::string::npos && used != text.size() - colon - 1) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw CliError("--difficulty: expected K or A:B, got '" + text + "'");
+  }
+}
+
+// A one-line progress bar on a terminal; nothing when stderr is a file or a pipe.
+struct Progress {
+  int total;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool tty = ::isatty(2);
+  void operator()(int done) {
+    if (!tty || (done % 256 != 0 && done != total)) return;
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int width = 30, filled = total ? width * done / total : width;
+    std::fprintf(stderr, "\rsynth [%s%s] %d/%d programs, %.1f s", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), done, total, s);
+    if (done == total) std::fprintf(stderr, "\n");
+  }
+};
+
+// Write records as JSON lines through a temporary file renamed into place.
+void write_jsonl(const std::string& path, const std::vector<ProgramRecord>& records) {
+  fs::path tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw CliError(path + ": cannot be written");
+    for (const ProgramRecord& r : records) out << r.to_json().dump() << "\n";
+    if (!out.flush()) {
+      fs::remove(tmp);
+      throw CliError(path + ": write failed");
+    }
+  }
+  fs::rename(tmp, path);
+}
+
+void write_programs(const std::string& dir, const std::vector<ProgramRecord>& records) {
+  fs::create_directories(dir);
+  for (const ProgramRecord& r : records) write_output((fs::path(dir) / (r.id + ".py")).string(), r.pytorch);
+}
+
+SizePreset size_preset_or_error(const std::string& name) {
+  try {
+    return size_preset(name);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(std::string("--size: ") + e.what());
+  }
+}
+
+struct SynthArgs {
+  int count = 100;
+  std::string difficulty = "1:5", out, ops, exclude, size = "tiny", emit_dir, suite;
+  uint64_t seed = 1;
+  int cover = 0, jobs = 0;
+  double max_flops = 0, max_bytes = 0;
+};
+
+void run_synth(const SynthArgs& a) {
+  SynthOptions o;
+  o.sizes = size_preset_or_error(a.size);
+  if (a.max_flops > 0) o.sizes.max_flops = a.max_flops;
+  if (a.max_bytes > 0) o.sizes.max_bytes = a.max_bytes;
+  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<Op> vocab = a.ops.empty() ? default_vocabulary() : parse_op_list(a.ops, "--ops");
+  std::vector<Op> excluded = parse_op_list(a.exclude, "--exclude");
+  for (Op op : excluded) vocab.erase(std::remove(vocab.begin(), vocab.end(), op), vocab.end());
+  if (vocab.empty()) throw CliError("--ops/--exclude leave no operator to sample");
+  o.ops = vocab;
+  if (!a.suite.empty()) {
+    // The fixed evaluation suites: 100 programs at each of difficulties 1, 2, 5 and 20.
+    std::vector<ProgramRecord> all;
+    for (int k : {1, 2, 5, 20}) {
+      o.count = 100;
+      o.difficulty_lo = o.difficulty_hi = k;
+      o.seed = kSuiteSeed + static_cast<uint64_t>(k);
+      Progress progress{o.count};
+      std::vector<ProgramRecord> records = synthesize(o, progress);
+      char dir[16];
+      std::snprintf(dir, sizeof dir, "d%02d", k);
+      for (ProgramRecord& r : records) r.id = std::string(dir) + "_" + r.id;
+      write_programs((fs::path(a.suite) / dir).string(), records);
+      all.insert(all.end(), records.begin(), records.end());
+    }
+    write_jsonl((fs::path(a.suite) / "suite.jsonl").string(), all);
+    std::fprintf(stderr, "wrote %zu programs to %s\n", all.size(), a.suite.c_str());
+    return;
+  }
+  if (a.out.empty()) throw CliError("--out is required (or --suite DIR)");
+  if (a.seed >= kSuiteSeed && a.seed < kSuiteSeed + 100) {
+    throw CliError("--seed " + std::to_string(a.seed) + " is reserved for the evaluation suites");
+  }
+  o.count = a.count;
+  o.seed = a.seed;
+  o.cover = a.cover;
+  parse_difficulty(a.difficulty, o);
+  auto start = std::chrono::steady_clock::now();
+  Progress progress{o.count};
+  std::vector<ProgramRecord> records = synthesize(o, progress);
+  write_jsonl(a.out, records);
+  if (!a.emit_dir.empty()) write_programs(a.emit_dir, records);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "wrote %zu programs to %s in %.2f s (%.0f programs/s, %d jobs)\n",
+               records.size(), a.out.c_str(), s, records.size() / std::max(s, 1e-9), o.jobs);
+}
+
+void run_stats(const std::string& path, const std::string& plots_dir) {
+  std::ifstream in(path);
+  if (!fs::exists(path)) throw CliError(path + ": no such file");
+  std::map<std::string, int> programs_with, occurrences;
+  std::map<int, int> difficulty;
+  std::map<std::pair<std::string, std::string>, int> pairs;
+  int n = 0, line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty()) continue;
+    json r = json::parse(line, nullptr, false);
+    if (r.is_discarded() || !r.contains("ops") || !r["ops"].is_array() || !r.contains("difficulty")) {
+      throw CliError(path + ":" + std::to_string(line_no) + ": not a synth record (needs \"ops\" and \"difficulty\")");
+    }
+    ++n;
+    ++difficulty[r["difficulty"].get<int>()];
+    std::set<std::string> seen;
+    for (const json& op : r["ops"]) {
+      ++occurrences[op.get<std::string>()];
+      seen.insert(op.get<std::string>());
+    }
+    for (const std::string& a : seen) {
+      ++programs_with[a];
+      for (const std::string& b : seen)
+        if (a < b) ++pairs[{a, b}];
+    }
+  }
+  std::printf("%d programs in %s\n\ncoverage (every operator of the table):\n", n, path.c_str());
+  std::printf("  %-22s %9s %9s\n", "operator", "programs", "uses");
+  int missing = 0;
+  for (const OpSchema& s : all_op_schemas()) {
+    int p = programs_with.count(s.name) ? programs_with[s.name] : 0;
+    missing += p == 0;
+    std::printf("  %-22s %9d %9d\n", s.name.c_str(), p, occurrences.count(s.name) ? occurrences[s.name] : 0);
+  }
+  std::printf("  %d of %zu operators appear\n\ndifficulty histogram:\n", static_cast<int>(all_op_schemas().size()) - missing,
+              all_op_schemas().size());
+  int most = 1;
+  for (auto& [k, c] : difficulty) most = std::max(most, c);
+  for (auto& [k, c] : difficulty) std::printf("  %3d %7d %s\n", k, c, std::string(40 * c / most, '#').c_str());
+  std::vector<std::pair<int, std::pair<std::string, std::string>>> top;
+  for (auto& [p, c] : pairs) top.push_back({c, p});
+  std::sort(top.rbegin(), top.rend());
+  std::printf("\nmost frequent operator pairs (programs containing both):\n");
+  for (size_t i = 0; i < std::min<size_t>(15, top.size()); ++i) {
+    std::printf("  %-22s %-22s %7d\n", top[i].second.first.c_str(), top[i].second.second.c_str(), top[i].first);
+  }
+  // The plots are drawn by matplotlib from these numbers.
+  json stats = {{"source", path}, {"programs", n}, {"programs_with", programs_with},
+                {"occurrences", occurrences}, {"difficulty", json::object()}, {"pairs", json::array()}};
+  for (auto& [k, c] : difficulty) stats["difficulty"][std::to_string(k)] = c;
+  for (auto& [p, c] : pairs) stats["pairs"].push_back({p.first, p.second, c});
+  stats["ops"] = json::array();
+  for (const OpSchema& s : all_op_schemas()) stats["ops"].push_back(s.name);
+  fs::create_directories(plots_dir);
+  fs::path stats_path = fs::path(plots_dir) / "stats.json";
+  write_output(stats_path.string(), stats.dump() + "\n");
+  std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " + shell_quote(python_executable()) +
+                    " -m drtriton.synth_plots " + shell_quote(stats_path.string()) + " " + shell_quote(plots_dir);
+  std::fflush(stdout);
+  if (std::system(cmd.c_str()) != 0) throw CliError(plots_dir + ": plotting failed (see above)");
+}
+
+}  // namespace
+
+void add_synth_commands(CLI::App& app) {
+  auto a = std::make_shared<SynthArgs>();
+  auto* synth = app.add_subcommand("synth", "Write a dataset of random, valid, checkable programs (CSP-DAG)");
+  synth->add_option("--count", a->count, "Number of programs")->check(CLI::NonNegativeNumber);
+  synth->add_option("--difficulty", a->difficulty, "Compute operators per program: K or A:B (uniform in A..B)");
+  synth->add_option("--seed", a->seed, "Dataset seed; each program derives its own");
+  synth->add_option("--out", a->out, "Output JSONL file");
+  synth->add_option("--ops", a->ops, "Vocabulary: comma-separated operators (default: all but the no-ops)");
+  synth->add_option("--exclude", a->exclude, "Operators to leave out of the vocabulary");
+  synth->add_option("--cover", a->cover, "Every operator of the vocabulary in at least M programs")
+      ->check(CLI::NonNegativeNumber);
+  synth->add_option("--size", a->size, "Size preset: tiny (CPU, ms), small, bench (GPU, ~1-20 ms)");
+  synth->add_option("--max-flops", a->max_flops, "FLOP budget per program (overrides the preset)");
+  synth->add_option("--max-bytes", a->max_bytes, "Byte budget per program (overrides the preset)");
+  synth->add_option("--jobs", a->jobs, "Threads (default: all cores); the output does not depend on it");
+  synth->add_option("--emit-dir", a->emit_dir, "Also write each program as DIR/<id>.py");
+  synth->add_option("--suite", a->suite, "Write the fixed evaluation suites (difficulty 1, 2, 5, 20) to DIR");
+  synth->callback([a] {
+    try {
+      run_synth(*a);
+    } catch (const std::invalid_argument& e) {
+      throw CliError(e.what());
+    }
+  });
+
+  auto stats_in = std::make_shared<std::pair<std::string, std::string>>();
+  auto* stats = app.add_subcommand("synth-stats", "Coverage, difficulty and co-occurrence of a dataset, with plots");
+  stats->add_option("data", stats_in->first, "A JSONL file that drtriton synth wrote")->required();
+  stats->add_option("--plots", stats_in->second, "Folder for the PNG plots (default: DATA_plots)");
+  stats->callback([stats_in] {
+    std::string dir = stats_in->second.empty() ? fs::path(stats_in->first).replace_extension("").string() + "_plots"
+                                               : stats_in->second;
+    run_stats(stats_in->first, dir);
+  });
+}
+
+}  // namespace drtriton::cli

@@ -1,0 +1,170 @@
+#include "synth/dataset.h"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "ir/pytorch_emit.h"
+#include "ir/text.h"
+
+namespace drtriton {
+
+nlohmann::json ProgramRecord::to_json() const {
+  return {{"id", id},         {"seed", seed},         {"difficulty", difficulty},
+          {"ops", ops},       {"structure", structure}, {"ir", ir},
+          {"pytorch", pytorch}, {"flops", flops},     {"bytes", bytes}};
+}
+
+std::vector<Op> default_vocabulary() {
+  std::vector<Op> ops;
+  for (const OpSchema& s : all_op_schemas()) {
+    if (s.op == Op::Clone || s.op == Op::Contiguous || s.op == Op::Identity || s.op == Op::Dropout)
+      continue;
+    ops.push_back(s.op);
+  }
+  return ops;
+}
+
+namespace {
+
+// SplitMix64: decorrelates the per-program seeds derived from one dataset seed.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+struct Plan {
+  uint64_t seed;
+  int difficulty;
+  std::optional<Op> target;  // coverage: the structure must use this op
+};
+
+// A graph for one planned program; a structure whose shapes cannot be solved within
+// budget is replaced by another draw from the same space.
+ProgramRecord make_program(int index, const Plan& plan, const StructureSpace& space,
+                           const SizePreset& sizes) {
+  std::mt19937_64 rng(plan.seed);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    std::vector<Step> steps = space.sample(rng);
+    std::optional<Graph> g = build_program(steps, sizes, rng);
+    if (!g) continue;
+    ProgramRecord r;
+    char id[32];
+    std::snprintf(id, sizeof id, "p%06d", index);
+    r.id = id;
+    r.seed = plan.seed;
+    r.difficulty = plan.difficulty;
+    for (const Node& n : g->nodes()) r.ops.push_back(n.schema().name);
+    r.structure = structure_text(steps);
+    r.ir = print_graph(*g);
+    r.pytorch = emit_pytorch(*g);
+    r.flops = g->flops();
+    r.bytes = g->bytes();
+    return r;
+  }
+  throw std::runtime_error("no program of difficulty " + std::to_string(plan.difficulty) +
+                           " fits the size budget; raise --max-flops/--max-bytes or choose a larger --size");
+}
+
+}  // namespace
+
+std::vector<ProgramRecord> synthesize(const SynthOptions& o, const std::function<void(int)>& progress) {
+  if (o.count < 0) throw std::invalid_argument("--count must be at least 0");
+  if (o.difficulty_lo < 1 || o.difficulty_hi < o.difficulty_lo || o.difficulty_hi > kMaxDifficulty) {
+    throw std::invalid_argument("--difficulty must be K or A:B with 1 <= A <= B <= " +
+                                std::to_string(kMaxDifficulty));
+  }
+  std::vector<Op> vocab = o.ops.empty() ? default_vocabulary() : o.ops;
+  if (static_cast<int64_t>(o.cover) * static_cast<int64_t>(vocab.size()) > o.count) {
+    throw std::invalid_argument("--cover " + std::to_string(o.cover) + " needs at least " +
+                                std::to_string(o.cover * vocab.size()) + " programs for " +
+                                std::to_string(vocab.size()) + " operators; --count is " +
+                                std::to_string(o.count));
+  }
+  // The unconstrained spaces, one per difficulty, shared read-only by the threads.
+  std::map<int, std::unique_ptr<StructureSpace>> spaces;
+  for (int k = o.difficulty_lo; k <= o.difficulty_hi; ++k) {
+    spaces[k] = std::make_unique<StructureSpace>(SpaceOptions{vocab, k, std::nullopt});
+  }
+  // Plan every program from its own seed; the first cover * |vocab| programs each must
+  // use one operator, round robin.
+  // Work is grouped by coverage target, so a thread builds each constrained space once;
+  // unconstrained programs go in chunks.
+  std::vector<Plan> plans(o.count);
+  std::map<int, std::vector<int>> by_target;
+  std::vector<std::pair<int, std::vector<int>>> work;
+  const int span = o.difficulty_hi - o.difficulty_lo + 1;
+  for (int i = 0; i < o.count; ++i) {
+    uint64_t seed = mix(o.seed ^ mix(static_cast<uint64_t>(i)));
+    Plan p{seed, o.difficulty_lo + static_cast<int>(mix(seed) % static_cast<uint64_t>(span)), std::nullopt};
+    if (i < o.cover * static_cast<int>(vocab.size())) {
+      p.target = vocab[i % vocab.size()];
+      by_target[static_cast<int>(*p.target)].push_back(i);
+    } else {
+      if (work.empty() || work.back().first >= 0 || work.back().second.size() >= 256) work.push_back({-1, {}});
+      work.back().second.push_back(i);
+    }
+    plans[i] = p;
+  }
+  work.insert(work.begin(), by_target.begin(), by_target.end());
+  std::vector<ProgramRecord> records(o.count);
+  std::atomic<size_t> next_group{0};
+  std::atomic<int> done{0};
+  std::mutex error_mutex, progress_mutex;
+  std::string error;
+  auto worker = [&] {
+    for (size_t g; (g = next_group++) < work.size();) {
+      const auto& [target, members] = work[g];
+      try {
+        std::map<int, std::unique_ptr<StructureSpace>> own;  // this target's spaces
+        for (int i : members) {
+          Plan plan = plans[i];
+          const StructureSpace* space = spaces.at(plan.difficulty).get();
+          if (target >= 0) {
+            // Where the op cannot appear at the planned difficulty, the next one in the
+            // range (cyclically) that admits it.
+            space = nullptr;
+            for (int step = 0; step < span && !space; ++step) {
+              int k = o.difficulty_lo + (plan.difficulty - o.difficulty_lo + step) % span;
+              auto& s = own[k];
+              if (!s) s = std::make_unique<StructureSpace>(SpaceOptions{vocab, k, static_cast<Op>(target)});
+              if (!s->count().is_zero()) {
+                space = s.get();
+                plan.difficulty = k;
+              }
+            }
+            if (!space) {
+              throw std::invalid_argument("operator " + op_schema(static_cast<Op>(target)).name +
+                                          " cannot appear in a program of difficulty " +
+                                          std::to_string(o.difficulty_lo) + ":" +
+                                          std::to_string(o.difficulty_hi) + " with this vocabulary");
+            }
+          }
+          records[i] = make_program(i, plan, *space, o.sizes);
+          int n = ++done;
+          if (progress) {
+            std::lock_guard<std::mutex> lock(progress_mutex);
+            progress(n);
+          }
+        }
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (error.empty()) error = e.what();
+        next_group = work.size();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  if (!error.empty()) throw std::invalid_argument(error);
+  return records;
+}
+
+}  // namespace drtriton

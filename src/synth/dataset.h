@@ -1,0 +1,53 @@
+// Datasets of synthetic programs: N programs at a difficulty or a range of them, each
+// with a structure drawn uniformly (or, for coverage, uniformly among the structures that
+// contain a given operator), shapes and attributes by constraint solving, and its IR,
+// PyTorch source and cost. Every program derives from its own seed, so the output is the
+// same byte for byte whatever the number of threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "synth/program.h"
+
+namespace drtriton {
+
+struct SynthOptions {
+  int count = 100;
+  int difficulty_lo = 1, difficulty_hi = 1;  // each program's difficulty: uniform in range
+  uint64_t seed = 1;
+  std::vector<Op> ops;  // the vocabulary
+  int cover = 0;        // every op of the vocabulary in at least this many programs
+  SizePreset sizes = size_preset("tiny");
+  int jobs = 1;
+};
+
+struct ProgramRecord {
+  std::string id;
+  uint64_t seed = 0;
+  int difficulty = 0;
+  std::vector<std::string> ops;
+  std::string structure, ir, pytorch;
+  double flops = 0;
+  int64_t bytes = 0;
+  nlohmann::json to_json() const;
+};
+
+// The default vocabulary: every operator but the four that compute nothing (clone,
+// contiguous, identity, dropout), which a dataset can still name explicitly.
+std::vector<Op> default_vocabulary();
+
+// The seed of the fixed evaluation suites; training data may not use it.
+constexpr uint64_t kSuiteSeed = 0x5eed5017e;
+
+// Throws std::invalid_argument for options that cannot be met (an operator that cannot
+// appear at the requested difficulty, more coverage than programs). `progress` is called
+// with the number of finished programs.
+std::vector<ProgramRecord> synthesize(const SynthOptions& options,
+                                      const std::function<void(int)>& progress = {});
+
+}  // namespace drtriton
