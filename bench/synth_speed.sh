@@ -8,3 +8,4 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ./build/drtriton synth --count 100000 --difficulty 1:5 --seed 1 --jobs "$(nproc)" --out "$out/data.jsonl"
 ls -l "$out/data.jsonl" | awk '{printf "dataset: %.0f MB\n", $5 / 1e6}'
+for k in 1 2 5 20; do ./build/drtriton synth --count-structures --difficulty "$k"; done

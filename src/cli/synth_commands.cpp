@@ -96,6 +96,7 @@ struct SynthArgs {
   std::string difficulty = "1:5", out, ops, exclude, size = "tiny", emit_dir, suite;
   uint64_t seed = 1;
   int cover = 0, jobs = 0;
+  bool count_structures = false;
   double max_flops = 0, max_bytes = 0;
 };
 
@@ -127,6 +128,17 @@ void run_synth(const SynthArgs& a) {
     }
     write_jsonl((fs::path(a.suite) / "suite.jsonl").string(), all);
     std::fprintf(stderr, "wrote %zu programs to %s\n", all.size(), a.suite.c_str());
+    return;
+  }
+  if (a.count_structures) {
+    parse_difficulty(a.difficulty, o);
+    for (int k = o.difficulty_lo; k <= o.difficulty_hi; ++k) {
+      auto start = std::chrono::steady_clock::now();
+      StructureSpace space({o.ops, k, std::nullopt});
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("difficulty %2d: %s structures (%.3g; %zu abstract states, counted in %.2f s)\n", k,
+                  space.count().to_string().c_str(), space.count().to_double(), space.state_count(), s);
+    }
     return;
   }
   if (a.out.empty()) throw CliError("--out is required (or --suite DIR)");
@@ -229,6 +241,8 @@ void add_synth_commands(CLI::App& app) {
   synth->add_option("--jobs", a->jobs, "Threads (default: all cores); the output does not depend on it");
   synth->add_option("--emit-dir", a->emit_dir, "Also write each program as DIR/<id>.py");
   synth->add_option("--suite", a->suite, "Write the fixed evaluation suites (difficulty 1, 2, 5, 20) to DIR");
+  synth->add_flag("--count-structures", a->count_structures,
+                  "Print the exact number of valid structures at each difficulty and exit");
   synth->callback([a] {
     try {
       run_synth(*a);
