@@ -93,7 +93,7 @@ SizePreset size_preset_or_error(const std::string& name) {
 
 struct SynthArgs {
   int count = 100;
-  std::string difficulty = "1:5", out, ops, exclude, size = "tiny", emit_dir, suite;
+  std::string difficulty = "1:5", out, ops, exclude, size, emit_dir, suite;
   uint64_t seed = 1;
   int cover = 0, jobs = 0;
   bool count_structures = false;
@@ -102,7 +102,8 @@ struct SynthArgs {
 
 void run_synth(const SynthArgs& a) {
   SynthOptions o;
-  o.sizes = size_preset_or_error(a.size);
+  // Training data defaults to tiny programs; the evaluation suites to GPU-sized ones.
+  o.sizes = size_preset_or_error(!a.size.empty() ? a.size : a.suite.empty() ? "tiny" : "bench");
   if (a.max_flops > 0) o.sizes.max_flops = a.max_flops;
   if (a.max_bytes > 0) o.sizes.max_bytes = a.max_bytes;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -235,7 +236,9 @@ void add_synth_commands(CLI::App& app) {
   synth->add_option("--exclude", a->exclude, "Operators to leave out of the vocabulary");
   synth->add_option("--cover", a->cover, "Every operator of the vocabulary in at least M programs")
       ->check(CLI::NonNegativeNumber);
-  synth->add_option("--size", a->size, "Size preset: tiny (CPU, ms), small, bench (GPU, ~1-20 ms)");
+  synth->add_option("--size", a->size,
+                    "Size preset: tiny (CPU, ms; the default), small, bench (GPU, ~1-20 ms; "
+                    "the default of --suite)");
   synth->add_option("--max-flops", a->max_flops, "FLOP budget per program (overrides the preset)");
   synth->add_option("--max-bytes", a->max_bytes, "Byte budget per program (overrides the preset)");
   synth->add_option("--jobs", a->jobs, "Threads (default: all cores); the output does not depend on it");
