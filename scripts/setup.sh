@@ -19,7 +19,7 @@ REQUIREMENTS="python/requirements.txt"
 STAMP="$VENV/.drtriton-requirements.sha256"
 
 APT_PACKAGES=(
-  g++ make cmake ninja-build clang-format python3-venv
+  g++ make cmake ninja-build pkg-config clang-format python3-venv
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev libcpp-httplib-dev
   libgtest-dev libbenchmark-dev
 )

@@ -1,0 +1,15 @@
+"""drtriton.verifier: the Python half of `drtriton verify` / `drtriton serve` (DESIGN.md section 3).
+
+The C++ service starts `python -m drtriton.worker` processes and talks to them in JSON
+lines; this package is what a worker runs to judge one candidate:
+
+    static_checks  ast rules against the known cheats (no execution)
+    launch_hook    Triton launch counting and the no-op test
+    torch_ops      the aten ops ModelNew.forward runs (strict / default modes)
+    inputs         input sets, size constants, NaN poisoning of free memory
+    compare        outputs against the float64 truth
+    timing         CUDA events / CPU wall clock, L2 flush, the per-GPU timing lock
+    sandbox        network and file guards, rlimits, the tamper check
+    judge          the stages in order, and the verdict
+    client         a Python client of the worker protocol (tests, bench/verify_gpu.py)
+"""

@@ -1,0 +1,130 @@
+"""Outputs against the float64 truth (DESIGN.md section 3.3).
+
+err(y) = ||y - truth|| / ||truth|| over the entries where eager fp32 and the truth are
+both finite (absolute ||y - truth|| when the truth is zero there). A candidate output
+passes when shapes and dtypes equal eager's exactly, non-finite values (NaN, +inf, -inf,
+each kind) sit exactly where eager's fp32 output has them, and
+err(candidate) <= max(8 * err(eager fp32), 1e-6).
+"""
+
+from __future__ import annotations
+
+import torch
+
+ERR_FACTOR = 8.0
+ERR_FLOOR = 1e-6
+
+
+class Mismatch(Exception):
+    """The candidate's output is wrong; the message is the verdict's reason."""
+
+
+def leaves(out):
+    """Flatten a forward's result into a list of tensors (python numbers become tensors)."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in leaves(o)]
+    if isinstance(out, dict):
+        return [t for k in sorted(out) for t in leaves(out[k])]
+    if isinstance(out, (bool, int, float)):
+        return [torch.tensor(out)]
+    if out is None:
+        return []
+    raise Mismatch(f"output of type {type(out).__name__} is not a tensor, tuple or list")
+
+
+def structure(out):
+    if isinstance(out, torch.Tensor):
+        return "T"
+    if isinstance(out, (list, tuple)):
+        return "(" + ",".join(structure(o) for o in out) + ")"
+    if isinstance(out, dict):
+        return "{" + ",".join(f"{k}:{structure(out[k])}" for k in sorted(out)) + "}"
+    return type(out).__name__
+
+
+def _kind(t):
+    """0 finite, 1 nan, 2 +inf, 3 -inf."""
+    k = torch.zeros(t.shape, dtype=torch.int8, device=t.device)
+    k[torch.isnan(t)] = 1
+    k[torch.isposinf(t)] = 2
+    k[torch.isneginf(t)] = 3
+    return k
+
+
+def rel_err(y, truth, mask):
+    d = (y.double() - truth.double())[mask]
+    t = truth.double()[mask]
+    if d.numel() == 0:
+        return 0.0
+    nt = float(torch.linalg.vector_norm(t))
+    nd = float(torch.linalg.vector_norm(d))
+    return nd / nt if nt > 0 else nd
+
+
+def check_output(cand, eager, truth):
+    """Compare one forward's results. Returns [(err_cand, err_eager, bound)] per output
+    tensor; raises Mismatch for a wrong structure, shape, dtype or non-finite pattern."""
+    if structure(cand) != structure(eager):
+        raise Mismatch(f"output structure {structure(cand)} differs from the reference's {structure(eager)}")
+    rows = []
+    for i, (c, e, t) in enumerate(zip(leaves(cand), leaves(eager), leaves(truth))):
+        if tuple(c.shape) != tuple(e.shape):
+            raise Mismatch(f"output {i} has shape {tuple(c.shape)}, the reference {tuple(e.shape)}")
+        if c.dtype != e.dtype:
+            raise Mismatch(f"output {i} has dtype {c.dtype}, the reference {e.dtype}")
+        if c.device != e.device:
+            raise Mismatch(f"output {i} is on {c.device}, the reference's on {e.device}")
+        c = c.detach().to(t.device)
+        e = e.detach().to(t.device)
+        if c.is_floating_point() or c.is_complex():
+            kc, ke = _kind(c), _kind(e)
+            if not torch.equal(kc, ke):
+                bad = int((kc != ke).sum())
+                extra = int(((kc != 0) & (ke == 0)).sum())
+                raise Mismatch(f"output {i}: non-finite values differ from eager fp32 at {bad} entries "
+                               f"({extra} non-finite where eager is finite)")
+            mask = (ke == 0) & torch.isfinite(t)
+        else:
+            mask = torch.ones(c.shape, dtype=torch.bool, device=c.device)
+        err_c = rel_err(c, t, mask)
+        err_e = rel_err(e, t, mask)
+        rows.append((err_c, err_e, max(ERR_FACTOR * err_e, ERR_FLOOR)))
+    return rows
+
+
+def outputs_equal(a, b):
+    """Bitwise-equal results (NaN equal to NaN), for the no-op test."""
+    try:
+        la, lb = leaves(a), leaves(b)
+    except Mismatch:
+        return False
+    if structure(a) != structure(b) or len(la) != len(lb):
+        return False
+    for x, y in zip(la, lb):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        if x.is_floating_point():
+            if not torch.equal(torch.nan_to_num(x, nan=0.0, posinf=1.0, neginf=-1.0),
+                               torch.nan_to_num(y, nan=0.0, posinf=1.0, neginf=-1.0)):
+                return False
+            if not torch.equal(torch.isnan(x), torch.isnan(y)):
+                return False
+        elif not torch.equal(x, y):
+            return False
+    return True
+
+
+def storages(tensors):
+    """(device, first byte, end byte) of the storage behind each tensor."""
+    out = []
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.device.type != "meta":
+            s = t.untyped_storage()
+            out.append((str(t.device), s.data_ptr(), s.data_ptr() + s.nbytes()))
+    return out
+
+
+def overlaps(a, b):
+    return any(da == db and sa < eb and sb < ea for da, sa, ea in a for db, sb, eb in b)

@@ -1,0 +1,252 @@
+"""Input sets, size constants, and memory poisoning.
+
+Input sets (DESIGN.md section 3.3): each set calls the task's own get_inputs() under a
+fresh seed, so shapes, dtypes and integer inputs are the task's, and then redraws every
+floating-point tensor from one distribution of DISTRIBUTIONS. A tensor the task drew
+non-negative (rand, abs, ...) stays non-negative (the absolute value of the draw), so a
+task computing log or sqrt keeps its domain. Set 0 is the task's own draw, untouched.
+
+Size constants: a KernelBench task keeps its sizes in module-level ints (batch_size = 16)
+read by get_inputs/get_init_inputs at call time, so rebinding them changes the shapes.
+Two uses: shrink_constants (CPU only: the Triton interpreter is slow, so inputs over
+SHRINK_LIMIT elements are halved until they fit) and vary_constants (an extra set with
+every input-only size changed by one, which catches candidates hard-coded to a shape).
+
+Poisoning: the candidate runs first on memory that holds NaN, so a result that is
+right only because a buffer still held an earlier answer fails. Two layers:
+- torch's own switch: with deterministic algorithms on (warn_only) and
+  torch.utils.deterministic.fill_uninitialized_memory, every torch.empty* of a floating
+  type is filled with NaN (integers with their maximum) on CPU and CUDA alike;
+- CUDA: a large block and many small blocks are filled with NaN through the caching
+  allocator and freed, so reused cached blocks hold NaN even where torch.empty* is
+  bypassed. CPU: the same with blocks of every power-of-two size up to 8 MB through
+  glibc malloc; that covers blocks malloc reuses from its free lists, not fresh pages
+  from the kernel (which are zero), so on CPU the first layer is the one that counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import torch
+
+# (label, kind, scale). At least two families at more than one scale (DESIGN.md 3.3).
+DISTRIBUTIONS = [
+    ("task", None, None),
+    ("normal*1", "normal", 1.0),
+    ("uniform[-1,1]", "uniform", 1.0),
+    ("normal*100", "normal", 100.0),
+    ("uniform[-0.01,0.01]", "uniform", 0.01),
+]
+SHRINK_LIMIT = 1_000_000   # inputs above this many elements are shrunk on the CPU ...
+SHRINK_TARGET = 1 << 16    # ... down to this many (the interpreter runs a program per block)
+SHRINK_FLOOR = 16
+SHRINK_MIN_CONSTANT = 32
+
+
+def map_tensors(obj, fn):
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(map_tensors(o, fn) for o in obj)
+    if isinstance(obj, dict):
+        return {k: map_tensors(v, fn) for k, v in obj.items()}
+    return obj
+
+
+def tensors_of(obj):
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in tensors_of(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in tensors_of(o)]
+    return []
+
+
+def _redraw(t, kind, scale, generator):
+    if not t.is_floating_point() or t.numel() == 0:
+        return t
+    nonneg = bool((t >= 0).all()) if t.device.type != "meta" else False
+    if kind == "normal":
+        x = torch.randn(t.shape, generator=generator, dtype=torch.float64) * scale
+    else:
+        x = (torch.rand(t.shape, generator=generator, dtype=torch.float64) * 2 - 1) * scale
+    if nonneg:
+        x = x.abs()
+    return x.to(dtype=t.dtype, device=t.device).contiguous(memory_format=_memory_format(t))
+
+
+def _memory_format(t):
+    if t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous():
+        return torch.channels_last
+    return torch.contiguous_format
+
+
+def make_input_set(task_module, seed, dist_index):
+    """The task's get_inputs() under `seed`, redrawn from DISTRIBUTIONS[dist_index] (on CPU)."""
+    label, kind, scale = DISTRIBUTIONS[dist_index]
+    torch.manual_seed(seed)
+    raw = list(task_module.get_inputs())
+    raw = map_tensors(raw, lambda t: t.detach())
+    if kind is None:
+        return raw
+    generator = torch.Generator().manual_seed(seed * 7919 + dist_index)
+    return map_tensors(raw, lambda t: _redraw(t, kind, scale, generator))
+
+
+def signature(inputs):
+    """Shapes and dtypes, the part of the inputs that timings depend on."""
+    return [[list(t.shape), str(t.dtype).replace("torch.", "")] for t in tensors_of(inputs)]
+
+
+def _meta_shapes(task_module):
+    with torch.device("meta"):
+        inputs = list(task_module.get_inputs())
+        init = list(task_module.get_init_inputs())
+    return [tuple(t.shape) for t in tensors_of(inputs)], init
+
+
+def _size_constants(module):
+    return {name: value for name, value in vars(module).items()
+            if type(value) is int and not name.startswith("_")}
+
+
+def _meta_forward_ok(task_module, model_classes):
+    try:
+        with torch.device("meta"), torch.no_grad():
+            init = list(task_module.get_init_inputs())
+            inputs = list(task_module.get_inputs())
+            for i, cls in enumerate(model_classes):
+                model = cls(*init)
+                if i == 0:  # the reference must run; ModelNew only has to build
+                    model(*inputs)
+        return True
+    except Exception:
+        return False
+
+
+def shrink_constants(task_module, model_classes, other_modules=()):
+    """Inputs over SHRINK_LIMIT elements: halve the task's large size constants until the
+    inputs hold <= SHRINK_TARGET elements.
+
+    Only constants >= SHRINK_MIN_CONSTANT change (kernel sizes, strides and dims stay),
+    never below SHRINK_FLOOR, and only while the reference still runs on the meta device
+    and ModelNew still builds. Same-named int constants of `other_modules` (the candidate,
+    which often copies them) are rebound too. Returns {name: [old, new]} or None.
+    """
+    try:
+        shapes, _ = _meta_shapes(task_module)
+    except Exception:
+        return None
+    total = sum(math.prod(s) for s in shapes)
+    if total <= SHRINK_LIMIT or not _meta_forward_ok(task_module, model_classes):
+        return None
+    constants = {k: v for k, v in _size_constants(task_module).items() if v >= SHRINK_MIN_CONSTANT}
+    frozen, changed = set(), {}
+    while total > SHRINK_TARGET:
+        candidates = [k for k, v in constants.items() if k not in frozen and v // 2 >= SHRINK_FLOOR]
+        if not candidates:
+            break
+        name = max(candidates, key=lambda k: constants[k])
+        old = constants[name]
+        setattr(task_module, name, old // 2)
+        try:
+            new_total = sum(math.prod(s) for s in _meta_shapes(task_module)[0])
+        except Exception:
+            new_total = None
+        if new_total is None or new_total >= total or not _meta_forward_ok(task_module, model_classes):
+            setattr(task_module, name, old)
+            frozen.add(name)
+            continue
+        constants[name] = old // 2
+        changed.setdefault(name, [old, old // 2])[1] = old // 2
+        total = new_total
+    if not changed:
+        return None
+    for module in other_modules:
+        for name, (_, new) in changed.items():
+            if type(getattr(module, name, None)) is int:
+                setattr(module, name, new)
+    return changed
+
+
+@contextlib.contextmanager
+def varied_constants(task_module, model_classes):
+    """Rebind every size constant that changes only the inputs (not get_init_inputs) by one.
+
+    Yields {name: [old, new]} (empty when no constant qualifies or the reference does not
+    accept the new shapes) and restores the constants afterwards. New value: n - 1 for
+    n > 2 (odd sizes also catch kernels that forgot a mask), else n + 1.
+    """
+    original = _size_constants(task_module)
+    changed = {}
+    try:
+        changed = _find_variation(task_module, model_classes, original)
+        for name, (_, new) in changed.items():
+            setattr(task_module, name, new)
+        yield changed
+    finally:
+        for name, value in original.items():
+            setattr(task_module, name, value)
+
+
+def _find_variation(task_module, model_classes, original):
+    changed = {}
+    try:
+        base_shapes, base_init = _meta_shapes(task_module)
+    except Exception:
+        return {}
+    for name, value in original.items():
+        if value < 1:
+            continue
+        new = value - 1 if value > 2 else value + 1
+        setattr(task_module, name, new)
+        try:
+            shapes, init = _meta_shapes(task_module)
+            qualifies = shapes != base_shapes and init == base_init
+        except Exception:
+            qualifies = False
+        setattr(task_module, name, value)
+        if qualifies:
+            changed[name] = [value, new]
+    for name, (_, new) in changed.items():
+        setattr(task_module, name, new)
+    ok = bool(changed) and _meta_forward_ok(task_module, model_classes[:1])
+    for name, value in original.items():
+        setattr(task_module, name, value)
+    return changed if ok else {}
+
+
+@contextlib.contextmanager
+def nan_uninitialized_memory():
+    """torch.empty* returns NaN-filled memory inside the block (see module docstring)."""
+    import torch.utils.deterministic as det
+    was_on = torch.are_deterministic_algorithms_enabled()
+    was_warn = torch.is_deterministic_algorithms_warn_only_enabled()
+    was_fill = det.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    det.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was_on, warn_only=was_warn)
+        det.fill_uninitialized_memory = was_fill
+
+
+def poison_free_memory(device: torch.device):
+    """Fill memory the allocator will hand out next with NaN, then free it."""
+    blocks = []
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        big = min(1 << 30, free // 4) // 4
+        if big > 0:
+            blocks.append(torch.full((big,), float("nan"), device=device))
+        # the small pool (allocations <= 1 MB) is carved from 2 MB segments
+        blocks += [torch.full((1 << 18,), float("nan"), device=device) for _ in range(64)]
+        blocks += [torch.full((1 << 12,), float("nan"), device=device) for _ in range(256)]
+    else:
+        for k in range(4, 22):  # 64 B .. 8 MB of float32
+            blocks += [torch.full((1 << k,), float("nan")) for _ in range(4 if k < 18 else 1)]
+    del blocks

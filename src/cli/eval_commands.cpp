@@ -1,0 +1,341 @@
+// `drtriton verify` (one verdict, through a pool of one worker) and `drtriton serve` (the
+// verifier as an HTTP service). Both start python -m drtriton.worker (src/eval/README.md).
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/io.h"
+#include "eval/service.h"
+#include "eval/verdict.h"
+#include "eval/verdict_cache.h"
+#include "eval/verifier.h"
+#include "eval/worker_pool.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace drtriton::cli {
+
+namespace {
+
+// GPU indices that `nvidia-smi -L` lists ("GPU 0: NVIDIA H200 (UUID: ...)"); none without
+// a driver.
+std::vector<int> list_gpus() {
+  std::vector<int> gpus;
+  FILE* p = ::popen("nvidia-smi -L 2>/dev/null", "r");
+  if (!p) return gpus;
+  char line[512];
+  while (std::fgets(line, sizeof line, p)) {
+    int index = 0;
+    if (std::sscanf(line, "GPU %d:", &index) == 1) gpus.push_back(index);
+  }
+  ::pclose(p);
+  return gpus;
+}
+
+std::unique_ptr<VerdictCache> open_cache(const std::string& path) {
+  if (path.empty()) return nullptr;
+  try {
+    return std::make_unique<VerdictCache>(path);
+  } catch (const std::exception& e) {
+    throw CLI::ValidationError("--cache", e.what());  // a bad path is a usage error: exit 2
+  }
+}
+
+// Scratch folders of earlier runs whose process is gone (a service killed with -9 cannot
+// remove its own): drtriton-eval-<pid> in the temporary folder.
+void remove_stale_scratch() {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("drtriton-eval-", 0) != 0) continue;
+    char* end = nullptr;
+    long pid = std::strtol(name.c_str() + 14, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry, ec);
+  }
+}
+
+// The worker's argv: the given command (for tests, a fake worker), else the project's.
+PoolConfig worker_config(const std::string& worker_command) {
+  PoolConfig config;
+  std::istringstream words(worker_command);
+  for (std::string w; words >> w;) config.command.push_back(w);
+  if (config.command.empty()) config.command = {python_executable(), "-m", "drtriton.worker"};
+  std::string path = python_path();
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  config.env["PYTHONPATH"] = path;
+  remove_stale_scratch();
+  config.scratch_root =
+      (fs::temp_directory_path() / ("drtriton-eval-" + std::to_string(::getpid()))).string();
+  return config;
+}
+
+std::string number(const json& v, const char* format = "%.4g") {
+  if (!v.is_number()) return v.is_null() ? "-" : v.dump();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v.get<double>());
+  return buf;
+}
+
+std::string compact(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  std::string s = v.dump();
+  return s.size() > 160 ? s.substr(0, 157) + "..." : s;
+}
+
+void print_row(const std::string& name, const std::string& value) {
+  std::printf("%-16s %s\n", name.c_str(), value.c_str());
+}
+
+bool is_empty(const json& v) {
+  if (v.is_string()) return v.get_ref<const std::string&>().empty();
+  return v.is_null() || ((v.is_array() || v.is_object()) && v.empty());
+}
+
+// The verdict as a table a person reads: every field that says something gets a row.
+void print_verdict(const json& v) {
+  bool passed = v.value("passed", false);
+  auto text = [&](const char* key) {
+    return v.contains(key) && v[key].is_string() ? v[key].get<std::string>() : std::string();
+  };
+  print_row("verdict", passed ? "PASSED" : "REJECTED");
+  std::string stage = text("stage").empty() ? "none" : text("stage");
+  std::string failed = text("failed_stage");
+  print_row("stage", stage + " passed" + (failed.empty() ? "" : ", failed during " + failed));
+  if (!passed && v.contains("reason")) print_row("reason", compact(v["reason"]));
+  for (const char* key : {"device", "mode"}) {
+    if (v.contains(key) && !is_empty(v[key])) print_row(key, compact(v[key]));
+  }
+  if (v.contains("checks") && v["checks"].is_object()) {
+    std::string name = "checks";
+    for (const auto& [key, value] : v["checks"].items()) {
+      if (is_empty(value)) continue;
+      print_row(name, key + ": " + compact(value));
+      name = "";
+    }
+  }
+  if (v.contains("err") && v["err"].is_array() && !v["err"].empty()) {
+    std::printf("%-16s %-4s %-11s %-11s %-11s\n", "err", "set", "candidate", "eager", "bound");
+    size_t i = 0;
+    for (const json& e : v["err"]) {
+      std::string extra;
+      if (e.is_object()) {
+        for (const auto& [key, value] : e.items()) {
+          if (key != "candidate" && key != "eager" && key != "bound") {
+            extra += " " + key + "=" + compact(value);
+          }
+        }
+      }
+      auto field = [&](const char* k) { return e.is_object() ? number(e.value(k, json())) : "-"; };
+      std::printf("%-16s %-4zu %-11s %-11s %-11s%s\n", "", i++, field("candidate").c_str(),
+                  field("eager").c_str(), field("bound").c_str(), extra.c_str());
+    }
+  }
+  if (v.contains("timing_ms") && v["timing_ms"].is_object()) {
+    for (const char* which : {"eager", "compile", "candidate"}) {
+      const json& t = v["timing_ms"].value(which, json());
+      if (!t.is_object()) continue;
+      print_row(std::string("time ") + which, number(t.value("median", json())) + " ms (iqr " +
+                                                  number(t.value("iqr", json())) + ")");
+    }
+  }
+  for (const char* key : {"speedup_eager", "speedup_compile", "own_kernel_share"}) {
+    if (v.contains(key) && !v[key].is_null()) print_row(key, number(v[key], "%.3g"));
+  }
+  if (v.contains("flags") && v["flags"].is_array() && !v["flags"].empty()) {
+    std::string flags;
+    for (const json& f : v["flags"]) flags += (flags.empty() ? "" : ", ") + compact(f);
+    print_row("flags", flags);
+  }
+  if (v.contains("reward") && v["reward"].is_object()) {
+    print_row("reward", "correct " + number(v["reward"].value("correct", json())) + ", speed " +
+                            number(v["reward"].value("speed", json())));
+  }
+  if (v.contains("worker_log") && !passed) {
+    std::printf("worker log (end):\n%s\n", v["worker_log"].get<std::string>().c_str());
+  }
+  print_row("cached", v.value("cached", false) ? "yes" : "no");
+}
+
+struct VerifyArgs {
+  std::string task, candidate, device, cache, worker_command;
+  bool strict = false, eval_mode = false, json = false;
+  double timeout = 300;
+};
+
+void run_verify(const VerifyArgs& a) {
+  VerifyRequest request;
+  request.task = read_file(a.task);
+  request.candidate = read_file(a.candidate);
+  request.options.strict = a.strict;
+  request.options.eval_mode = a.eval_mode;
+  request.options.device = a.device.empty() ? (list_gpus().empty() ? "cpu" : "cuda") : a.device;
+
+  PoolConfig config = worker_config(a.worker_command);
+  config.devices = {request.options.device == "cuda" ? "cuda:0" : "cpu"};
+  config.run_timeout_s = a.timeout;
+  config.compile_timeout_s = std::min(config.compile_timeout_s, a.timeout);
+  std::unique_ptr<VerdictCache> cache = open_cache(a.cache);
+  WorkerPool pool(config);
+  Verifier verifier(pool, cache.get());
+  json verdict = verifier.verify(request);
+  if (a.json) {
+    std::cout << verdict.dump(2) << "\n";
+  } else {
+    print_verdict(verdict);
+  }
+  std::cout.flush();
+  if (!verdict.value("passed", false)) {
+    throw CliError(a.candidate + ": rejected: " + verdict.value("reason", std::string("?")));
+  }
+}
+
+struct ServeArgs {
+  std::string host = "127.0.0.1", device, cache, gpus, worker_command;
+  int port = -1, workers_per_gpu = 1;
+  double compile_timeout = 120, run_timeout = 300;
+};
+
+std::vector<std::string> serve_devices(const ServeArgs& a) {
+  std::vector<int> gpus;
+  if (!a.gpus.empty()) {
+    std::istringstream list(a.gpus);
+    for (std::string item; std::getline(list, item, ',');) {
+      try {
+        size_t used = 0;
+        int g = std::stoi(item, &used);
+        if (used != item.size() || g < 0) throw std::invalid_argument(item);
+        gpus.push_back(g);
+      } catch (const std::exception&) {
+        throw CLI::ValidationError("--gpus", "expected GPU indices like 0,1, got '" + a.gpus + "'");
+      }
+    }
+  } else if (a.device != "cpu") {
+    gpus = list_gpus();
+    if (gpus.empty() && a.device == "cuda") {
+      throw CliError("--device cuda: nvidia-smi -L lists no GPU on this machine");
+    }
+  }
+  std::vector<std::string> devices;
+  for (int k = 0; k < a.workers_per_gpu; ++k) {
+    if (gpus.empty()) devices.push_back("cpu");
+    for (int g : gpus) devices.push_back("cuda:" + std::to_string(g));
+  }
+  return devices;
+}
+
+// The one thread that receives SIGINT and SIGTERM (blocked in every other thread, the
+// workers' threads included) and stops the service from outside the signal context.
+void run_serve(const ServeArgs& a) {
+  if (!a.gpus.empty() && a.device == "cpu") {
+    throw CLI::ValidationError("--gpus", "--gpus and --device cpu exclude each other");
+  }
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  PoolConfig config = worker_config(a.worker_command);
+  config.devices = serve_devices(a);
+  config.compile_timeout_s = a.compile_timeout;
+  config.run_timeout_s = a.run_timeout;
+  std::unique_ptr<VerdictCache> cache = open_cache(a.cache);
+  // For serve, a worker that cannot start and a port in use are the user's to fix: exit 1.
+  std::unique_ptr<WorkerPool> started;
+  try {
+    started = std::make_unique<WorkerPool>(config);
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+  WorkerPool& pool = *started;
+  Verifier verifier(pool, cache.get());
+  Service service(verifier, pool);
+  int port = 0;
+  try {
+    port = service.bind(a.host, a.port);
+  } catch (const std::runtime_error& e) {
+    throw CliError(e.what());
+  }
+
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    std::fprintf(stderr, "drtriton serve: stopping (signal %d)\n", sig);
+    pool.stop();  // answers what is running, so no HTTP thread waits on a verdict
+    service.stop();
+  });
+  std::printf("drtriton serve: listening on http://%s:%d (%zu %s workers on %s, cache %s)\n",
+              a.host.c_str(), port, config.devices.size(), verifier.device_kind().c_str(),
+              pool.identity().device.c_str(), a.cache.empty() ? "off" : a.cache.c_str());
+  std::fflush(stdout);
+  service.run();
+  // run() also returns when the server fails; wake the stopper so it can be joined.
+  ::kill(::getpid(), SIGTERM);
+  stopper.join();
+}
+
+}  // namespace
+
+void add_eval_commands(CLI::App& app) {
+  auto v = std::make_shared<VerifyArgs>();
+  auto* verify = app.add_subcommand(
+      "verify", "Judge one candidate against its task (exit 0: passed, 1: rejected, 2: usage)");
+  verify->add_option("task", v->task, "KernelBench-format task (.py with Model)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  verify->add_option("candidate", v->candidate, "Candidate (.py with ModelNew)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  verify->add_flag("--strict", v->strict, "No PyTorch compute op may run in ModelNew.forward");
+  verify->add_flag("--eval-mode", v->eval_mode, "Judge the modules after .eval()");
+  verify->add_option("--device", v->device, "cpu or cuda (default: cuda if nvidia-smi lists a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  verify->add_flag("--json", v->json, "Print the verdict as JSON");
+  verify->add_option("--cache", v->cache, "SQLite verdict cache to read and write");
+  verify->add_option("--timeout", v->timeout, "Run timeout in seconds (default 300)")
+      ->check(CLI::PositiveNumber);
+  verify->add_option("--worker-command", v->worker_command,
+                     "Worker to start instead of python -m drtriton.worker (for tests)");
+  verify->callback([v] { run_verify(*v); });
+
+  auto s = std::make_shared<ServeArgs>();
+  auto* serve = app.add_subcommand("serve", "Run the verifier as an HTTP service");
+  serve->add_option("--port", s->port, "Port to listen on (0: any free port)")
+      ->required()
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--host", s->host, "Address to listen on (default 127.0.0.1)");
+  serve->add_option("--gpus", s->gpus, "GPU indices, e.g. 0,1 (default: every GPU listed)");
+  serve
+      ->add_option("--workers-per-gpu", s->workers_per_gpu,
+                   "Workers per GPU (with --device cpu: the number of CPU workers)")
+      ->check(CLI::Range(1, 256));
+  serve->add_option("--device", s->device, "cpu or cuda (default: cuda if nvidia-smi lists a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  serve->add_option("--cache", s->cache, "SQLite verdict cache (default: none)");
+  serve
+      ->add_option("--compile-timeout", s->compile_timeout,
+                   "Seconds until a candidate's kernels must have compiled (default 120)")
+      ->check(CLI::PositiveNumber);
+  serve
+      ->add_option("--run-timeout", s->run_timeout,
+                   "Seconds until a candidate's verdict (default 300)")
+      ->check(CLI::PositiveNumber);
+  serve->add_option("--worker-command", s->worker_command,
+                    "Worker to start instead of python -m drtriton.worker (for tests)");
+  serve->callback([s] { run_serve(*s); });
+}
+
+}  // namespace drtriton::cli

@@ -1,0 +1,43 @@
+// The verifier over HTTP (DESIGN.md section 3), JSON in and out:
+//   POST /verify        {"task", "candidate", "options"}  -> a verdict
+//   POST /verify_batch  {"items": [...]}                  -> {"verdicts": [...]}, same order
+//   GET  /health        -> {"ok": true, "workers": N}
+//   GET  /stats         -> queue_length, workers, busy, verdicts_served, cache_hits, ...
+// A malformed request gets HTTP 400 with {"error": "..."}; anything that reaches a worker
+// gets a verdict, a crash or a timeout included.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "eval/verifier.h"
+#include "eval/worker_pool.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace drtriton {
+
+class Service {
+ public:
+  Service(Verifier& verifier, WorkerPool& pool);
+  ~Service();
+
+  // Binds the address; port 0 takes any free port. Returns the port. Throws
+  // std::runtime_error when the address cannot be bound.
+  int bind(const std::string& host, int port);
+  // Serves until stop() (from another thread or a signal handler thread).
+  void run();
+  void stop();
+
+  nlohmann::json stats() const;
+
+ private:
+  Verifier& verifier_;
+  WorkerPool& pool_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+}  // namespace drtriton

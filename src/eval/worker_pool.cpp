@@ -1,0 +1,310 @@
+#include "eval/worker_pool.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "eval/verdict.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace drtriton {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Slots wait on their worker in slices this long, so a stop is noticed quickly.
+constexpr double kPollSlice = 0.25;
+// A worker that does not take a request line within this long is considered gone.
+constexpr double kSendTimeout = 10;
+
+double seconds_until(Clock::time_point t) {
+  return std::chrono::duration<double>(t - Clock::now()).count();
+}
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+}
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s == std::floor(s) ? "%.0f" : "%.1f", s);
+  return buf;
+}
+
+int stage_index(const std::string& stage) {
+  const auto& stages = verdict_stages();
+  for (size_t i = 0; i < stages.size(); ++i) {
+    if (stages[i] == stage) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
+  if (config_.devices.empty()) throw std::runtime_error("a worker pool needs at least one worker");
+  for (size_t i = 0; i < config_.devices.size(); ++i) {
+    auto slot = std::make_unique<Slot>();
+    WorkerSpec spec{config_.command, config_.env, config_.devices[i],
+                    (fs::path(config_.scratch_root) / ("worker-" + std::to_string(i))).string()};
+    slot->worker = std::make_unique<WorkerProcess>(std::move(spec));
+    slots_.push_back(std::move(slot));
+  }
+  for (size_t i = 0; i < slots_.size(); ++i) threads_.emplace_back([this, i] { run_slot(i); });
+
+  std::unique_lock lock(mutex_);
+  started_.wait(lock, [&] { return first_starts_done_ == slots_.size(); });
+  if (!have_identity_) {
+    std::string why = slots_[0]->start_error;
+    lock.unlock();
+    stop();
+    throw std::runtime_error("no verifier worker started: " + why);
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  stop();
+}
+
+void WorkerPool::stop() {
+  std::deque<PoolJob> left;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    stop_flag_ = true;
+    left.swap(queue_);
+  }
+  wake_.notify_all();
+  for (PoolJob& job : left) job.done(stopping_verdict(""));
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  for (auto& slot : slots_) slot->worker->kill();
+  if (!config_.scratch_root.empty()) {
+    std::error_code ignored;
+    fs::remove_all(config_.scratch_root, ignored);
+  }
+}
+
+void WorkerPool::submit(PoolJob job) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      queue_.push_back(std::move(job));
+      wake_.notify_one();
+      return;
+    }
+  }
+  job.done(stopping_verdict(""));
+}
+
+WorkerIdentity WorkerPool::identity() const {
+  std::lock_guard lock(mutex_);
+  return identity_;
+}
+
+PoolStats WorkerPool::stats() const {
+  std::lock_guard lock(mutex_);
+  return {slots_.size(), busy_, queue_.size(), restarts_.load()};
+}
+
+void WorkerPool::run_slot(size_t index) {
+  Slot& slot = *slots_[index];
+  start_worker(slot);
+  {
+    std::lock_guard lock(mutex_);
+    ++first_starts_done_;
+    if (slot.ready && !have_identity_) {
+      identity_ = slot.identity;
+      have_identity_ = true;
+    }
+  }
+  started_.notify_all();
+
+  for (;;) {
+    PoolJob job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++busy_;
+    }
+    json verdict = run_job(slot, job);
+    job.done(std::move(verdict));
+    {
+      std::lock_guard lock(mutex_);
+      --busy_;
+    }
+    // A worker killed during the job is replaced now, not when the next job arrives, so the
+    // next job does not wait for Python and torch to import.
+    if (!slot.worker->running() && !stop_flag_) restart_worker(slot);
+  }
+}
+
+bool WorkerPool::restart_worker(Slot& slot) {
+  ++restarts_;
+  return start_worker(slot);
+}
+
+bool WorkerPool::start_worker(Slot& slot) {
+  slot.ready = false;
+  try {
+    slot.worker->start();
+  } catch (const std::exception& e) {
+    slot.start_error = e.what();
+    return false;
+  }
+  auto deadline = after(config_.ready_timeout_s);
+  std::string line;
+  while (!stop_flag_) {
+    double left = seconds_until(deadline);
+    if (left <= 0) {
+      slot.worker->kill();
+      slot.start_error = "no ready line within " + format_seconds(config_.ready_timeout_s) +
+                         " s; log: " + slot.worker->log_tail(1024);
+      return false;
+    }
+    ReadStatus status = slot.worker->read_line(line, std::min(left, kPollSlice));
+    if (status == ReadStatus::kTimeout) continue;
+    if (status == ReadStatus::kEof) {
+      std::string ended = slot.worker->reap_after_eof();
+      slot.start_error = "the worker exited (" + ended +
+                         ") before it was ready; log: " + slot.worker->log_tail(1024);
+      return false;
+    }
+    json j = json::parse(line, nullptr, false);
+    // Anything else a worker prints while importing (a library's banner) is not protocol.
+    if (!j.is_object() || !j.contains("ready")) continue;
+    if (j["ready"] != true) {  // the worker says why it cannot judge (no such GPU, ...)
+      slot.worker->kill();
+      slot.start_error = "the worker is not ready: " + j.value("error", j.dump());
+      return false;
+    }
+    slot.identity.device = j.value("device", config_.devices.front());
+    slot.identity.versions = j.value("versions", json::object());
+    slot.ready = true;
+    slot.start_error.clear();
+    return true;
+  }
+  slot.worker->kill();
+  slot.start_error = "stopped while starting";
+  return false;
+}
+
+json WorkerPool::run_job(Slot& slot, PoolJob& job) {
+  for (int attempt = 0;; ++attempt) {
+    if (!slot.worker->running()) {
+      if (!restart_worker(slot)) {
+        return failure(slot, "", "the verifier worker did not start: " + slot.start_error,
+                       "worker_failed");
+      }
+    }
+    bool retry = false;
+    json verdict = run_once(slot, job, retry);
+    // A worker that dies before acknowledging the request with any progress was already
+    // broken (say, by the previous candidate's CUDA error): not this candidate's fault, so it
+    // gets one more try on a fresh worker.
+    if (!retry || attempt > 0) return verdict;
+  }
+}
+
+json WorkerPool::run_once(Slot& slot, PoolJob& job, bool& retry) {
+  WorkerProcess& worker = *slot.worker;
+  json options = job.options;
+  if (job.before_send) job.before_send(options);
+  uint64_t id = next_id_++;
+  json request = {
+      {"id", id}, {"task", job.task}, {"candidate", job.candidate}, {"options", options}};
+
+  auto start = Clock::now();
+  auto compile_deadline = after(config_.compile_timeout_s);
+  auto run_deadline = after(config_.run_timeout_s);
+  std::string running = "static";  // the stage the worker entered last
+  bool acknowledged = false;       // any progress at all for this request
+  bool compiled = false;           // "faithful" entered: the compile timeout is over
+
+  auto crashed = [&] {
+    std::string ended = worker.reap_after_eof();
+    retry = !acknowledged;
+    return failure(slot, running, "worker crashed (" + ended + ") during " + running,
+                   "worker_crashed");
+  };
+  if (!worker.send_line(request.dump(), kSendTimeout)) return crashed();
+
+  std::string line;
+  for (;;) {
+    if (stop_flag_) {
+      worker.kill();
+      return stopping_verdict(running);
+    }
+    bool compile_bound = !compiled && compile_deadline < run_deadline;
+    auto deadline = compile_bound ? compile_deadline : run_deadline;
+    double left = seconds_until(deadline);
+    if (left <= 0) {
+      worker.kill();
+      double limit = compile_bound ? config_.compile_timeout_s : config_.run_timeout_s;
+      return failure(slot, running,
+                     "timed out after " + format_seconds(limit) + " s during " + running,
+                     "timeout");
+    }
+    ReadStatus status = worker.read_line(line, std::min(left, kPollSlice));
+    if (status == ReadStatus::kTimeout) continue;
+    if (status == ReadStatus::kEof) return crashed();
+
+    json j = json::parse(line, nullptr, false);
+    // Lines that are not this request's protocol (a candidate printing to stdout, an answer
+    // to an earlier request) are skipped.
+    if (!j.is_object() || !j.contains("id") || j["id"] != id) continue;
+    if (j.contains("progress") && j["progress"].is_string()) {
+      running = j["progress"].get<std::string>();
+      acknowledged = true;
+      // Entering "faithful" means the kernels compiled and ran once.
+      if (stage_index(running) >= stage_index("faithful")) compiled = true;
+      continue;
+    }
+    if (!j.contains("verdict")) continue;
+    if (!j["verdict"].is_object()) {
+      worker.kill();
+      return failure(slot, running, "the worker answered with a malformed verdict",
+                     "worker_crashed");
+    }
+    json verdict = std::move(j["verdict"]);
+    verdict["worker_wall_s"] = std::chrono::duration<double>(Clock::now() - start).count();
+    // After a CUDA error that breaks its context the worker answers, then exits by itself;
+    // reap it now so the slot starts a replacement before the next job.
+    for (const json& flag : verdict.value("flags", json::array())) {
+      if (flag == "worker_restart_required") worker.reap_after_eof();
+    }
+    return verdict;
+  }
+}
+
+json WorkerPool::stopping_verdict(const std::string& stage) const {
+  json v = make_failure_verdict(stage, "the verifier service is stopping", "service_stopping");
+  WorkerIdentity id = identity();
+  if (!id.device.empty()) {
+    v["device"] = id.device;
+    v["versions"] = id.versions;
+  }
+  return v;
+}
+
+json WorkerPool::failure(const Slot& slot, const std::string& stage, const std::string& reason,
+                         const std::string& flag) {
+  json v = make_failure_verdict(stage, reason, flag);
+  if (!slot.identity.device.empty()) {
+    v["device"] = slot.identity.device;
+    v["versions"] = slot.identity.versions;
+  }
+  std::string log = slot.worker->log_tail(2048);
+  if (!log.empty()) v["worker_log"] = log;
+  return v;
+}
+
+}  // namespace drtriton

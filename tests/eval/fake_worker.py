@@ -1,0 +1,107 @@
+"""A stand-in for `python -m drtriton.worker` that speaks the same JSON-lines protocol
+(src/eval/README.md) without torch, so the C++ pool and service are tested in seconds.
+
+Like the real worker, it reports each stage as it enters it ({"progress": "load"} means
+load is running). The candidate's text picks the behaviour through a marker `FAKE:<name>`:
+  pass (also the default)   every stage, then a passing verdict
+  reject                    a rejection at the static stage
+  crash                     exit code 3 during "load"
+  segfault                  SIGSEGV during "compile"
+  hang                      sleeps forever during "compile" (the compile timeout fires)
+  hang_late                 sleeps forever during "correct" (the run timeout fires)
+  slow                      sleeps FAKE_SLOW seconds (a marker `FAKE_SLOW=0.3`), then passes
+  huge                      prints 5 MB of junk on the protocol channel, then passes
+  exit_after_verdict        passes, then exits: the next request finds the worker gone
+The environment variable FAKE_WORKER_START=fail makes the worker exit before its ready line.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import sys
+import time
+
+STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def progress(rid, upto):
+    """Enter every stage up to and including `upto`."""
+    for stage in STAGES[: STAGES.index(upto) + 1]:
+        send({"id": rid, "progress": stage})
+
+
+def passing_verdict(device, options):
+    reference = options.get("reference")
+    return {
+        "passed": True, "stage": "timed", "reason": "",
+        "checks": {"reference_given": reference is not None, "pid": os.getpid(),
+                   "options": {k: v for k, v in options.items() if k != "reference"}},
+        "err": [{"candidate": 1e-7, "eager": 1e-7, "bound": 8e-7}] * 5,
+        "timing_ms": {w: {"median": 1.0, "iqr": 0.01} for w in ("eager", "compile", "candidate")},
+        "speedup_eager": 1.0, "speedup_compile": 1.0, "own_kernel_share": 1.0, "flags": [],
+        "reward": {"correct": 1, "speed": 0.0}, "device": device,
+        "versions": {"fake_worker": "1"},
+        # A worker measures the reference only when it was not handed one.
+        "reference_timing": None if reference else {"eager": 1.0, "compile": 1.0,
+                                                      "measured_by": os.getpid()},
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", required=True)
+    parser.add_argument("--scratch", required=True)
+    args = parser.parse_args()
+    if os.environ.get("FAKE_WORKER_START") == "fail":
+        print("fake worker: told to fail at start", file=sys.stderr)
+        sys.exit(4)
+    device = "fake-" + args.device
+    print("fake worker: some banner on stdout that is not protocol")
+    send({"ready": True, "device": device, "versions": {"fake_worker": "1"}})
+    for line in sys.stdin:
+        request = json.loads(line)
+        rid, candidate, options = request["id"], request["candidate"], request["options"]
+        marker = re.search(r"FAKE:(\w+)", candidate)
+        mode = marker.group(1) if marker else "pass"
+        if mode == "reject":
+            progress(rid, "static")
+            send({"id": rid, "verdict": {"passed": False, "stage": "none",
+                                         "failed_stage": "static",
+                                         "reason": "fake rejection", "flags": [],
+                                         "reward": {"correct": 0, "speed": None},
+                                         "device": device}})
+            continue
+        if mode == "crash":
+            progress(rid, "load")
+            print("fake worker: crashing", file=sys.stderr, flush=True)
+            os._exit(3)
+        if mode == "segfault":
+            progress(rid, "compile")
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if mode == "hang":
+            progress(rid, "compile")
+            time.sleep(3600)
+        if mode == "hang_late":
+            progress(rid, "correct")
+            time.sleep(3600)
+        if mode == "slow":
+            seconds = re.search(r"FAKE_SLOW=([0-9.]+)", candidate)
+            time.sleep(float(seconds.group(1)) if seconds else 0.5)
+        if mode == "huge":
+            sys.stdout.write("x" * (5 << 20) + "\n")
+            sys.stdout.write("not json either\n")
+            sys.stdout.flush()
+        progress(rid, "timed")
+        send({"id": rid, "verdict": passing_verdict(device, options)})
+        if mode == "exit_after_verdict":
+            sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+// The pool with tests/eval/fake_worker.py in place of the real worker: every job gets a
+// verdict, a crash or a hang ends only that worker, a replacement serves the next job, and a
+// batch comes back in order.
+#include "eval/worker_pool.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+
+#include "eval/sha256.h"
+#include "eval/verifier.h"
+#include "temp_db.h"
+
+namespace drtriton {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string python() {
+  return fs::exists(DRTRITON_PYTHON) ? std::string(DRTRITON_PYTHON) : std::string("python3");
+}
+
+PoolConfig fake_config(size_t workers, const std::string& name) {
+  PoolConfig c;
+  c.command = {python(), std::string(DRTRITON_SOURCE_DIR) + "/tests/eval/fake_worker.py"};
+  c.devices.assign(workers, "cpu");
+  c.scratch_root = (fs::temp_directory_path() /
+                    ("drtriton-pool-test-" + std::to_string(::getpid()) + "-" + name))
+                       .string();
+  c.ready_timeout_s = 30;
+  c.compile_timeout_s = 20;
+  c.run_timeout_s = 30;
+  return c;
+}
+
+json run(WorkerPool& pool, const std::string& candidate) {
+  auto promise = std::make_shared<std::promise<json>>();
+  PoolJob job;
+  job.task = "class Model: pass";
+  job.candidate = candidate;
+  job.options = {{"strict", false}, {"eval_mode", false}, {"device", "cpu"}};
+  job.done = [promise](json v) { promise->set_value(std::move(v)); };
+  pool.submit(std::move(job));
+  auto future = promise->get_future();
+  EXPECT_EQ(future.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  return future.get();
+}
+
+bool has_flag(const json& v, const char* flag) {
+  for (const json& f : v.value("flags", json::array())) {
+    if (f == flag) return true;
+  }
+  return false;
+}
+
+TEST(WorkerPool, PassAndReject) {
+  WorkerPool pool(fake_config(1, "pass"));
+  EXPECT_EQ(pool.identity().device, "fake-cpu");
+  json pass = run(pool, "FAKE:pass");
+  EXPECT_EQ(pass["passed"], true) << pass.dump();
+  EXPECT_EQ(pass["stage"], "timed");
+  json reject = run(pool, "FAKE:reject");
+  EXPECT_EQ(reject["passed"], false);
+  EXPECT_EQ(reject["reason"], "fake rejection");
+  EXPECT_EQ(pool.stats().worker_restarts, 0u);
+}
+
+TEST(WorkerPool, CrashIsAVerdictAndAReplacementServesTheNextJob) {
+  WorkerPool pool(fake_config(1, "crash"));
+  json first = run(pool, "FAKE:pass");
+  json crash = run(pool, "FAKE:crash");
+  EXPECT_EQ(crash["passed"], false);
+  EXPECT_EQ(crash["stage"], "static");
+  EXPECT_EQ(crash["failed_stage"], "load");
+  EXPECT_EQ(crash["reason"], "worker crashed (exit code 3) during load");
+  EXPECT_TRUE(has_flag(crash, "worker_crashed"));
+  EXPECT_EQ(crash["reward"]["correct"], 0);
+  EXPECT_EQ(crash["device"], "fake-cpu");
+  EXPECT_NE(crash.value("worker_log", "").find("fake worker: crashing"), std::string::npos);
+
+  json segfault = run(pool, "FAKE:segfault");
+  EXPECT_EQ(segfault["reason"], "worker crashed (signal 11) during compile");
+  EXPECT_EQ(segfault["stage"], "load");
+
+  json after = run(pool, "FAKE:pass");
+  EXPECT_EQ(after["passed"], true);
+  EXPECT_NE(after["checks"]["pid"], first["checks"]["pid"]);  // a new worker process
+  EXPECT_EQ(pool.stats().worker_restarts, 2u);
+}
+
+TEST(WorkerPool, HangsHitTheCompileOrTheRunTimeout) {
+  PoolConfig config = fake_config(1, "hang");
+  config.compile_timeout_s = 1;
+  config.run_timeout_s = 2.5;
+  WorkerPool pool(config);
+  auto start = std::chrono::steady_clock::now();
+  json hang = run(pool, "FAKE:hang");
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(hang["reason"], "timed out after 1 s during compile");
+  EXPECT_EQ(hang["stage"], "load");
+  EXPECT_EQ(hang["failed_stage"], "compile");
+  EXPECT_TRUE(has_flag(hang, "timeout"));
+  EXPECT_LT(took, 5.0);
+
+  json late = run(pool, "FAKE:hang_late");
+  EXPECT_EQ(late["reason"], "timed out after 2.5 s during correct");
+  EXPECT_EQ(late["stage"], "faithful");
+  EXPECT_EQ(late["failed_stage"], "correct");
+
+  EXPECT_EQ(run(pool, "FAKE:pass")["passed"], true);
+}
+
+TEST(WorkerPool, HugeOutputOnTheProtocolChannelIsSkipped) {
+  WorkerPool pool(fake_config(1, "huge"));
+  json v = run(pool, "FAKE:huge");
+  EXPECT_EQ(v["passed"], true) << v.dump().substr(0, 300);
+}
+
+TEST(WorkerPool, AWorkerThatDiedBetweenJobsDoesNotFailTheNextCandidate) {
+  WorkerPool pool(fake_config(1, "died"));
+  EXPECT_EQ(run(pool, "FAKE:exit_after_verdict")["passed"], true);
+  json next = run(pool, "FAKE:pass");
+  EXPECT_EQ(next["passed"], true) << next.dump();
+}
+
+TEST(WorkerPool, AWorkerThatNeverStartsIsAnError) {
+  PoolConfig config = fake_config(1, "nostart");
+  config.env["FAKE_WORKER_START"] = "fail";
+  try {
+    WorkerPool pool(config);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("exit code 4"), std::string::npos) << what;
+    EXPECT_NE(what.find("told to fail at start"), std::string::npos) << what;
+  }
+}
+
+TEST(WorkerPool, StopAnswersRunningAndQueuedJobs) {
+  WorkerPool pool(fake_config(1, "stop"));
+  std::vector<std::future<json>> futures;
+  for (const char* c : {"FAKE:hang", "FAKE:pass", "FAKE:pass"}) {
+    auto promise = std::make_shared<std::promise<json>>();
+    futures.push_back(promise->get_future());
+    PoolJob job;
+    job.candidate = c;
+    job.options = json::object();
+    job.done = [promise](json v) { promise->set_value(std::move(v)); };
+    pool.submit(std::move(job));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  pool.stop();
+  for (auto& f : futures) {
+    ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+    EXPECT_TRUE(has_flag(f.get(), "service_stopping"));
+  }
+}
+
+TEST(Verifier, BatchKeepsOrderAcrossWorkersAndCaches) {
+  TempDb db("batch");
+  WorkerPool pool(fake_config(2, "batch"));
+  VerdictCache cache(db.str());
+  Verifier verifier(pool, &cache);
+  std::vector<VerifyRequest> batch;
+  // Slow ones first, so later items finish earlier and order must be restored.
+  for (int i = 0; i < 6; ++i) {
+    VerifyRequest r;
+    r.task = "class Model: pass";
+    r.candidate = (i < 2 ? "FAKE:slow FAKE_SLOW=0.4 #" : "FAKE:pass #") + std::to_string(i);
+    if (i == 4) r.candidate = "FAKE:crash";
+    batch.push_back(r);
+  }
+  std::vector<json> verdicts = verifier.verify_batch(batch);
+  ASSERT_EQ(verdicts.size(), batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(verdicts[i]["candidate_hash"], sha256_hex(batch[i].candidate)) << i;
+    EXPECT_EQ(verdicts[i]["task_hash"], sha256_hex(batch[i].task));
+    EXPECT_EQ(verdicts[i]["cached"], false);
+    EXPECT_EQ(verdicts[i]["passed"], i != 4) << i;
+  }
+  // The same batch again: every verdict from the cache, the crash included.
+  std::vector<json> again = verifier.verify_batch(batch);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(again[i]["cached"], true) << i;
+    EXPECT_EQ(again[i]["passed"], verdicts[i]["passed"]);
+  }
+  EXPECT_EQ(verifier.cache_hits(), batch.size());
+  EXPECT_EQ(verifier.verdicts_served(), 2 * batch.size());
+}
+
+TEST(Verifier, TheReferenceTimingIsMeasuredOnceAndHandedBack) {
+  TempDb db("reference");
+  WorkerPool pool(fake_config(1, "reference"));
+  VerdictCache cache(db.str());
+  Verifier verifier(pool, &cache);
+  VerifyRequest r;
+  r.task = "class Model: pass";
+  r.candidate = "FAKE:pass #1";
+  EXPECT_EQ(verifier.verify(r)["checks"]["reference_given"], false);
+  r.candidate = "FAKE:pass #2";
+  EXPECT_EQ(verifier.verify(r)["checks"]["reference_given"], true);
+  r.task = "class Model: pass  # another task";
+  EXPECT_EQ(verifier.verify(r)["checks"]["reference_given"], false);
+  r.options.eval_mode = true;  // eval mode times the reference again
+  EXPECT_EQ(verifier.verify(r)["checks"]["reference_given"], false);
+}
+
+TEST(Verifier, RefusesAnotherDeviceKind) {
+  WorkerPool pool(fake_config(1, "kind"));
+  Verifier verifier(pool, nullptr);
+  VerifyRequest r;
+  r.options.device = "cuda";
+  EXPECT_THROW(verifier.check_request(r), RequestError);
+}
+
+}  // namespace
+}  // namespace drtriton

@@ -1,0 +1,277 @@
+"""The verifier worker on the CPU (Triton's interpreter), driven through its JSON-lines protocol
+exactly as the C++ service drives it: honest candidates pass with sane errors, every cheat of
+tests/eval/candidates is rejected at the stage and for the reason its header names, faults the
+worker handles give a clean verdict and the next request is served, and faults that kill or
+hang the worker do so at the expected stage. The GPU tier is bench/verify_gpu.py (same suite)."""
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from drtriton.verifier import client, static_checks
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SUITE = os.path.join(ROOT, "tests", "eval", "candidates")
+CASES = client.load_suite(SUITE)
+BY_NAME = {c.name: c for c in CASES}
+HANDLED = [c for c in CASES if c.expect.outcome in ("passed", "rejected")]
+FATAL = [c for c in CASES if c.expect.outcome in ("crash", "hang")]
+HANG_SECONDS = 8
+ESCAPED_FILE = "/tmp/drtriton_escaped_from_scratch.npy"
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory):
+    w = client.WorkerClient("cpu", scratch=str(tmp_path_factory.mktemp("scratch")))
+    w.start()
+    yield w
+    w.close()
+
+
+def run(worker, case, **extra):
+    task, candidate = case.sources()
+    options = {"compile": False, **case.options, **extra}
+    return worker.request(task, candidate, options, timeout=180)
+
+
+def test_suite_is_complete():
+    names = set(BY_NAME)
+    cheats = ("calls_reference try_except_fallback kernel_never_launched kernel_one_branch subclass_model "
+              "reuse_output_memory modifies_input cache_by_pointer cache_global cache_by_shape side_stream "
+              "thread patch_timer patch_event lazy_subclass returns_zeros returns_constant shape_hardcoded "
+              "tf32 fp16 nan_output torch_ops_strict").split()
+    faults = ("syntax_error import_error kernel_compile_error illegal_memory_access segfault "
+              "kernel_infinite_loop host_infinite_loop oom prints_megabytes network "
+              "write_outside_scratch").split()
+    assert not [c for c in cheats if f"cheat_{c}" not in names]
+    assert not [f for f in faults if f"fault_{f}" not in names]
+    assert sum(n.startswith("honest_") for n in names) >= 5
+    for case in CASES:
+        assert os.path.exists(case.task_path), case.name
+
+
+def test_ready_line_names_device_and_versions(worker):
+    assert worker.ready["ready"] is True and worker.ready["device"] == "cpu"
+    assert set(worker.ready["versions"]) >= {"torch", "triton", "python", "cuda"}
+
+
+@pytest.mark.parametrize("case", HANDLED, ids=[c.name for c in HANDLED])
+def test_case(worker, case):
+    if case.name == "fault_write_outside_scratch" and os.path.exists(ESCAPED_FILE):
+        os.remove(ESCAPED_FILE)
+    result = run(worker, case)
+    assert result.outcome == "verdict", (result.outcome, result.progress)
+    v = result.verdict
+    ok, got = client.judge_case(case, result, "cpu")
+    assert ok, f"expected {case.expect}, got {got}\n{json.dumps(v, indent=1)[:3000]}"
+    stages = ["static", "load", "compile", "faithful", "correct", "timed"]
+    assert result.progress == stages[:len(result.progress)]
+    if v["passed"]:
+        assert v["stage"] == "timed" and v["reward"]["correct"] == 1
+        assert -2 <= v["reward"]["speed"] <= 2
+        assert len(v["err"]) >= 5 and {e["dist"] for e in v["err"]} >= {"normal*1", "uniform[-1,1]"}
+        for e in v["err"]:
+            assert 0 <= e["candidate"] <= e["bound"] and e["candidate"] < 1e-5, e
+        assert v["checks"]["launches"] and all(n > 0 for n in v["checks"]["launches"].values())
+        assert v["checks"]["noop_changed_output"] and all(v["checks"]["noop_changed_output"].values())
+        assert v["timing_ms"]["device_kind"] == "cpu-wallclock" and "cpu_timing" in v["flags"]
+        assert v["timing_ms"]["candidate"]["median"] > 0 and v["reference_timing"]["eager"]["median"] > 0
+    else:
+        assert v["reward"] == {"correct": 0, "speed": None}
+        failed = stages.index(v["failed_stage"])
+        assert v["stage"] == (stages[failed - 1] if failed else "none")
+        assert "\n" not in v["reason"]
+    if case.name == "fault_prints_megabytes":
+        assert v["checks"]["output_bytes"] >= 3 << 20
+        assert len(v["checks"]["output_tail"]) <= 4096
+    if case.name == "fault_write_outside_scratch":
+        assert not os.path.exists(ESCAPED_FILE)
+
+
+def test_worker_serves_the_next_request_after_each_handled_fault(worker):
+    honest = BY_NAME["honest_relu_scale"]
+    for name in ("fault_syntax_error", "fault_import_error", "fault_kernel_compile_error", "fault_oom",
+                 "fault_prints_megabytes", "fault_network", "fault_write_outside_scratch"):
+        pid = worker.proc.pid
+        assert run(worker, BY_NAME[name]).outcome == "verdict"
+        after = run(worker, honest)
+        assert after.verdict["passed"], (name, after.verdict["reason"])
+        assert worker.proc.pid == pid, f"the worker restarted after {name}"
+
+
+def test_reference_timing_is_reused(worker):
+    case = BY_NAME["honest_relu_scale"]
+    first = run(worker, case).verdict
+    ref = first["reference_timing"]
+    assert ref["device"] == "cpu" and ref["inputs"] == [[[8, 64], "float32"]]
+    second = run(worker, case, reference=ref).verdict
+    assert "reference_timing_reused" in second["flags"]
+    assert second["timing_ms"]["eager"] == ref["eager"]
+    stale = dict(ref, inputs=[[[1, 1], "float32"]])
+    third = run(worker, case, reference=stale).verdict
+    assert "reference_timing_mismatch" in third["flags"] and third["passed"]
+
+
+def test_strict_and_default_modes_on_a_library_matmul(worker):
+    case = BY_NAME["honest_linear_gelu_torch_mm"]
+    default = run(worker, case).verdict
+    assert default["passed"]
+    assert {"op": "aten.mm", "count": default["checks"]["strict_torch_ops"][0]["count"], "kind": "library"} \
+        in default["checks"]["strict_torch_ops"]
+    strict = run(worker, case, strict=True).verdict
+    assert not strict["passed"] and strict["failed_stage"] == "faithful" and "aten.mm" in strict["reason"]
+    pure = run(worker, BY_NAME["honest_linear_gelu"], strict=True).verdict
+    assert pure["passed"] and pure["checks"]["strict_torch_ops"] == []
+
+
+def test_protocol_errors_are_answered_and_the_worker_continues(worker):
+    proc = worker.proc
+    proc.stdin.write(b"this is not json\n")
+    proc.stdin.flush()
+    import time
+    reply = json.loads(worker._read_line(time.monotonic() + 30))
+    assert reply["id"] is None and "bad request" in reply["error"]
+    bad = worker.request("x = 1", None, {})
+    assert bad.outcome == "verdict" and "bad_request" in bad.verdict["flags"]
+    wrong_device = worker.request("x = 1", "y = 2", {"device": "cuda"})
+    assert "bad_request" in wrong_device.verdict["flags"] and "cpu" in wrong_device.verdict["reason"]
+    task_broken = worker.request("class Model(:\n", BY_NAME["honest_relu_scale"].sources()[1], {})
+    assert "task_error" in task_broken.verdict["flags"] and task_broken.verdict["stage"] == "none"
+    assert worker.proc.pid == proc.pid
+
+
+def test_torch_compile_reference_on_cpu(worker):
+    """The default options time torch.compile too (once per task; under 30 s here or skipped, and said)."""
+    case = BY_NAME["honest_relu_scale"]
+    task, candidate = case.sources()
+    v = worker.request(task, candidate, {}, timeout=300).verdict
+    assert v["passed"]
+    if v["timing_ms"]["compile"] is None:
+        assert "30 s" in v["timing_ms"]["compile_note"] and v["speedup_compile"] is None
+    else:
+        assert v["timing_ms"]["compile"]["median"] > 0 and v["speedup_compile"] > 0
+
+
+def _fatal(case, scratch):
+    w = client.WorkerClient("cpu", scratch=scratch)
+    try:
+        w.start()
+        task, candidate = case.sources()
+        return w.request(task, candidate, {"compile": False}, timeout=HANG_SECONDS)
+    finally:
+        w.close()
+
+
+def test_faults_that_kill_or_hang_the_worker(tmp_path):
+    """Crashes and hangs are the C++ service's to turn into verdicts: here the worker must die (or
+    stay silent) at the stage the header names, after reporting that stage as progress."""
+    with ThreadPoolExecutor(len(FATAL)) as pool:
+        scratches = [str(tmp_path / case.name) for case in FATAL]
+        results = list(pool.map(_fatal, FATAL, scratches))
+    for case, result in zip(FATAL, results):
+        ok, got = client.judge_case(case, result, "cpu")
+        assert ok, f"{case.name}: expected {case.expect}, got {got}"
+        if result.outcome == "crash":
+            assert result.returncode is not None and result.returncode < 0, (case.name, result.returncode)
+
+
+def test_worker_rejects_a_bad_device():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    run_ = subprocess.run([sys.executable, "-m", "drtriton.worker", "--device", "tpu"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert run_.returncode == 2 and "cuda:N" in run_.stderr
+
+
+# ---- the static checks alone, on small sources
+
+TASK = static_checks.analyze_task(open(os.path.join(SUITE, "tasks", "relu_scale.py")).read())
+KERNEL = '''
+import triton
+import triton.language as tl
+import torch
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+class ModelNew(torch.nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+'''
+
+
+def rules(source, task=TASK):
+    report = static_checks.check_candidate(KERNEL + source, task)
+    return sorted({v.rule for v in report.violations})
+
+
+@pytest.mark.parametrize("source,rule", [
+    ("import torch as T\ns = T.cuda.Stream()\n", "streams"),
+    ("from torch.cuda import Event as E\nimport torch\ntorch.cuda.Event = E\n", "monkeypatch"),
+    ("import torch\nsetattr(torch.cuda, 'synchronize', print)\n", "monkeypatch"),
+    ("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "precision"),
+    ("import torch\ntorch.set_float32_matmul_precision('high')\n", "precision"),
+    ("import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, allow_tf32=True)\n", "precision"),
+    ("def f(x):\n    return x.half()\n", "precision"),
+    ("import functools\n@functools.lru_cache\ndef f(x):\n    return x\n", "cache"),
+    ("C = []\ndef f(x):\n    C.append(x)\n", "cache"),
+    ("def f(x):\n    global Y\n    Y = x\n", "cache"),
+    ("import subprocess\n", "process"),
+    ("import os\nos.system('ls')\n", "process"),
+    ("def f():\n    open('/tmp/x', 'w')\n", "file"),
+    ("import os\nos.environ['TRITON_F32_DEFAULT'] = 'tf32'\n", "file"),
+    ("import importlib\nm = importlib.import_module('threading')\n", "introspection"),
+    ("def f():\n    return eval('1')\n", "dynamic"),
+    ("def f(x):\n    return x.__class__.__bases__\n", "introspection"),
+    ("import torch\nf = torch.compile(torch.relu)\n", "torch_internals"),
+    ("from torch.utils._python_dispatch import TorchDispatchMode\n", "torch_internals"),
+])
+def test_static_rule(source, rule):
+    assert rule in rules(source)
+
+
+@pytest.mark.parametrize("source", [
+    "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, input_precision='ieee')\n",
+    "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, input_precision='tf32x3')\n",
+    "import torch\ntorch.set_float32_matmul_precision('highest')\n",
+    "TABLE = {}\nTABLE['a'] = 1\ndef f(x):\n    return TABLE['a'] + x\n",
+    "def f():\n    with open('data.txt') as fh:\n        return fh.read()\n",
+    "import time\ndef f():\n    return time.perf_counter()\n",
+])
+def test_static_allows(source):
+    assert rules(source) == []
+
+
+def test_reduced_precision_is_allowed_when_the_task_is_half():
+    half_task = static_checks.analyze_task(
+        "import torch\nclass Model(torch.nn.Module):\n    def __init__(self, scale):\n        pass\n"
+        "def get_inputs():\n    return [torch.randn(4).half()]\n")
+    assert rules("def f(x):\n    return x.half()\n", half_task) == []
+
+
+def test_init_signature_and_kernel_presence():
+    no_scale = KERNEL.replace("def __init__(self, scale)", "def __init__(self)")
+    report = static_checks.check_candidate(no_scale, TASK)
+    assert [v.rule for v in report.violations] == ["signature"]
+    report = static_checks.check_candidate("import torch\nclass ModelNew(torch.nn.Module):\n"
+                                           "    def __init__(self, scale):\n        pass\n", TASK)
+    assert [v.rule for v in report.violations] == ["no_kernel"]
+
+
+def test_device_helpers_are_not_required_to_launch():
+    source = KERNEL + '''
+@triton.jit
+def helper(x):
+    return x * 2
+
+@triton.jit
+def main(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, helper(tl.load(x_ptr + offs)))
+
+def launch(x):
+    main[(1,)](x, BLOCK=16)
+'''
+    kernels = {k.name: k.host_launched for k in static_checks.check_candidate(source, TASK).kernels}
+    assert kernels == {"k": True, "helper": False, "main": True}
