@@ -7,8 +7,8 @@
 
 namespace drtriton::cli {
 
-void add_ir_commands(CLI::App& app);  // ops, emit, import, check
+void add_ir_commands(CLI::App& app);     // ops, emit, import, check
 void add_synth_commands(CLI::App& app);  // synth, synth-stats
-void add_eval_commands(CLI::App& app);  // verify, serve
+void add_eval_commands(CLI::App& app);   // verify, serve
 
 }  // namespace drtriton::cli

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -29,7 +29,9 @@ std::vector<Op> parse_op_list(const std::string& list, const char* flag) {
   for (std::string name; std::getline(in, name, ',');) {
     if (name.empty()) continue;
     const OpSchema* s = find_op(name);
-    if (!s) throw CliError(std::string(flag) + ": unknown operator '" + name + "' (drtriton ops lists them)");
+    if (!s)
+      throw CliError(std::string(flag) + ": unknown operator '" + name +
+                     "' (drtriton ops lists them)");
     ops.push_back(s->op);
   }
   return ops;
@@ -41,8 +43,10 @@ void parse_difficulty(const std::string& text, SynthOptions& o) {
     size_t used = 0;
     o.difficulty_lo = std::stoi(text.substr(0, colon), &used);
     if (used != (colon == std::string::npos ? text.size() : colon)) throw std::invalid_argument("");
-    o.difficulty_hi = colon == std::string::npos ? o.difficulty_lo : std::stoi(text.substr(colon + 1), &used);
-    if (colon != std::string::npos && used != text.size() - colon - 1) throw std::invalid_argument("");
+    o.difficulty_hi =
+        colon == std::string::npos ? o.difficulty_lo : std::stoi(text.substr(colon + 1), &used);
+    if (colon != std::string::npos && used != text.size() - colon - 1)
+      throw std::invalid_argument("");
   } catch (const std::exception&) {
     throw CliError("--difficulty: expected K or A:B, got '" + text + "'");
   }
@@ -80,7 +84,8 @@ void write_jsonl(const std::string& path, const std::vector<ProgramRecord>& reco
 
 void write_programs(const std::string& dir, const std::vector<ProgramRecord>& records) {
   fs::create_directories(dir);
-  for (const ProgramRecord& r : records) write_output((fs::path(dir) / (r.id + ".py")).string(), r.pytorch);
+  for (const ProgramRecord& r : records)
+    write_output((fs::path(dir) / (r.id + ".py")).string(), r.pytorch);
 }
 
 SizePreset size_preset_or_error(const std::string& name) {
@@ -106,7 +111,8 @@ void run_synth(const SynthArgs& a) {
   o.sizes = size_preset_or_error(!a.size.empty() ? a.size : a.suite.empty() ? "tiny" : "bench");
   if (a.max_flops > 0) o.sizes.max_flops = a.max_flops;
   if (a.max_bytes > 0) o.sizes.max_bytes = a.max_bytes;
-  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.jobs =
+      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<Op> vocab = a.ops.empty() ? default_vocabulary() : parse_op_list(a.ops, "--ops");
   std::vector<Op> excluded = parse_op_list(a.exclude, "--exclude");
   for (Op op : excluded) vocab.erase(std::remove(vocab.begin(), vocab.end(), op), vocab.end());
@@ -137,8 +143,9 @@ void run_synth(const SynthArgs& a) {
       auto start = std::chrono::steady_clock::now();
       StructureSpace space({o.ops, k, std::nullopt});
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::printf("difficulty %2d: %s structures (%.3g; %zu abstract states, counted in %.2f s)\n", k,
-                  space.count().to_string().c_str(), space.count().to_double(), space.state_count(), s);
+      std::printf("difficulty %2d: %s structures (%.3g; %zu abstract states, counted in %.2f s)\n",
+                  k, space.count().to_string().c_str(), space.count().to_double(),
+                  space.state_count(), s);
     }
     return;
   }
@@ -158,6 +165,13 @@ void run_synth(const SynthArgs& a) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "wrote %zu programs to %s in %.2f s (%.0f programs/s, %d jobs)\n",
                records.size(), a.out.c_str(), s, records.size() / std::max(s, 1e-9), o.jobs);
+  // Uniformity holds over structures whose shapes fit the preset; say how many did not.
+  int redraws = 0;
+  for (const ProgramRecord& r : records) redraws += r.redraws;
+  std::fprintf(
+      stderr,
+      "%d structures were drawn again because no shapes fit the size budget (%.2f%% of draws)\n",
+      redraws, 100.0 * redraws / std::max<size_t>(1, records.size() + redraws));
 }
 
 void run_stats(const std::string& path, const std::string& plots_dir) {
@@ -171,8 +185,10 @@ void run_stats(const std::string& path, const std::string& plots_dir) {
     ++line_no;
     if (line.empty()) continue;
     json r = json::parse(line, nullptr, false);
-    if (r.is_discarded() || !r.contains("ops") || !r["ops"].is_array() || !r.contains("difficulty")) {
-      throw CliError(path + ":" + std::to_string(line_no) + ": not a synth record (needs \"ops\" and \"difficulty\")");
+    if (r.is_discarded() || !r.contains("ops") || !r["ops"].is_array() ||
+        !r.contains("difficulty")) {
+      throw CliError(path + ":" + std::to_string(line_no) +
+                     ": not a synth record (needs \"ops\" and \"difficulty\")");
     }
     ++n;
     ++difficulty[r["difficulty"].get<int>()];
@@ -193,23 +209,30 @@ void run_stats(const std::string& path, const std::string& plots_dir) {
   for (const OpSchema& s : all_op_schemas()) {
     int p = programs_with.count(s.name) ? programs_with[s.name] : 0;
     missing += p == 0;
-    std::printf("  %-22s %9d %9d\n", s.name.c_str(), p, occurrences.count(s.name) ? occurrences[s.name] : 0);
+    std::printf("  %-22s %9d %9d\n", s.name.c_str(), p,
+                occurrences.count(s.name) ? occurrences[s.name] : 0);
   }
-  std::printf("  %d of %zu operators appear\n\ndifficulty histogram:\n", static_cast<int>(all_op_schemas().size()) - missing,
-              all_op_schemas().size());
+  std::printf("  %d of %zu operators appear\n\ndifficulty histogram:\n",
+              static_cast<int>(all_op_schemas().size()) - missing, all_op_schemas().size());
   int most = 1;
   for (auto& [k, c] : difficulty) most = std::max(most, c);
-  for (auto& [k, c] : difficulty) std::printf("  %3d %7d %s\n", k, c, std::string(40 * c / most, '#').c_str());
+  for (auto& [k, c] : difficulty)
+    std::printf("  %3d %7d %s\n", k, c, std::string(40 * c / most, '#').c_str());
   std::vector<std::pair<int, std::pair<std::string, std::string>>> top;
   for (auto& [p, c] : pairs) top.push_back({c, p});
   std::sort(top.rbegin(), top.rend());
   std::printf("\nmost frequent operator pairs (programs containing both):\n");
   for (size_t i = 0; i < std::min<size_t>(15, top.size()); ++i) {
-    std::printf("  %-22s %-22s %7d\n", top[i].second.first.c_str(), top[i].second.second.c_str(), top[i].first);
+    std::printf("  %-22s %-22s %7d\n", top[i].second.first.c_str(), top[i].second.second.c_str(),
+                top[i].first);
   }
   // The plots are drawn by matplotlib from these numbers.
-  json stats = {{"source", path}, {"programs", n}, {"programs_with", programs_with},
-                {"occurrences", occurrences}, {"difficulty", json::object()}, {"pairs", json::array()}};
+  json stats = {{"source", path},
+                {"programs", n},
+                {"programs_with", programs_with},
+                {"occurrences", occurrences},
+                {"difficulty", json::object()},
+                {"pairs", json::array()}};
   for (auto& [k, c] : difficulty) stats["difficulty"][std::to_string(k)] = c;
   for (auto& [p, c] : pairs) stats["pairs"].push_back({p.first, p.second, c});
   stats["ops"] = json::array();
@@ -217,8 +240,9 @@ void run_stats(const std::string& path, const std::string& plots_dir) {
   fs::create_directories(plots_dir);
   fs::path stats_path = fs::path(plots_dir) / "stats.json";
   write_output(stats_path.string(), stats.dump() + "\n");
-  std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " + shell_quote(python_executable()) +
-                    " -m drtriton.synth_plots " + shell_quote(stats_path.string()) + " " + shell_quote(plots_dir);
+  std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " +
+                    shell_quote(python_executable()) + " -m drtriton.synth_plots " +
+                    shell_quote(stats_path.string()) + " " + shell_quote(plots_dir);
   std::fflush(stdout);
   if (std::system(cmd.c_str()) != 0) throw CliError(plots_dir + ": plotting failed (see above)");
 }
@@ -227,12 +251,15 @@ void run_stats(const std::string& path, const std::string& plots_dir) {
 
 void add_synth_commands(CLI::App& app) {
   auto a = std::make_shared<SynthArgs>();
-  auto* synth = app.add_subcommand("synth", "Write a dataset of random, valid, checkable programs (CSP-DAG)");
+  auto* synth =
+      app.add_subcommand("synth", "Write a dataset of random, valid, checkable programs (CSP-DAG)");
   synth->add_option("--count", a->count, "Number of programs")->check(CLI::NonNegativeNumber);
-  synth->add_option("--difficulty", a->difficulty, "Compute operators per program: K or A:B (uniform in A..B)");
+  synth->add_option("--difficulty", a->difficulty,
+                    "Compute operators per program: K or A:B (uniform in A..B)");
   synth->add_option("--seed", a->seed, "Dataset seed; each program derives its own");
   synth->add_option("--out", a->out, "Output JSONL file");
-  synth->add_option("--ops", a->ops, "Vocabulary: comma-separated operators (default: all but the no-ops)");
+  synth->add_option("--ops", a->ops,
+                    "Vocabulary: comma-separated operators (default: all but the no-ops)");
   synth->add_option("--exclude", a->exclude, "Operators to leave out of the vocabulary");
   synth->add_option("--cover", a->cover, "Every operator of the vocabulary in at least M programs")
       ->check(CLI::NonNegativeNumber);
@@ -241,9 +268,11 @@ void add_synth_commands(CLI::App& app) {
                     "the default of --suite)");
   synth->add_option("--max-flops", a->max_flops, "FLOP budget per program (overrides the preset)");
   synth->add_option("--max-bytes", a->max_bytes, "Byte budget per program (overrides the preset)");
-  synth->add_option("--jobs", a->jobs, "Threads (default: all cores); the output does not depend on it");
+  synth->add_option("--jobs", a->jobs,
+                    "Threads (default: all cores); the output does not depend on it");
   synth->add_option("--emit-dir", a->emit_dir, "Also write each program as DIR/<id>.py");
-  synth->add_option("--suite", a->suite, "Write the fixed evaluation suites (difficulty 1, 2, 5, 20) to DIR");
+  synth->add_option("--suite", a->suite,
+                    "Write the fixed evaluation suites (difficulty 1, 2, 5, 20) to DIR");
   synth->add_flag("--count-structures", a->count_structures,
                   "Print the exact number of valid structures at each difficulty and exit");
   synth->callback([a] {
@@ -255,12 +284,14 @@ void add_synth_commands(CLI::App& app) {
   });
 
   auto stats_in = std::make_shared<std::pair<std::string, std::string>>();
-  auto* stats = app.add_subcommand("synth-stats", "Coverage, difficulty and co-occurrence of a dataset, with plots");
+  auto* stats = app.add_subcommand(
+      "synth-stats", "Coverage, difficulty and co-occurrence of a dataset, with plots");
   stats->add_option("data", stats_in->first, "A JSONL file that drtriton synth wrote")->required();
   stats->add_option("--plots", stats_in->second, "Folder for the PNG plots (default: DATA_plots)");
   stats->callback([stats_in] {
-    std::string dir = stats_in->second.empty() ? fs::path(stats_in->first).replace_extension("").string() + "_plots"
-                                               : stats_in->second;
+    std::string dir = stats_in->second.empty()
+                          ? fs::path(stats_in->first).replace_extension("").string() + "_plots"
+                          : stats_in->second;
     run_stats(stats_in->first, dir);
   });
 }

@@ -61,7 +61,8 @@ class BigCount {
 
   double to_double() const {
     double v = 0;
-    for (int i = kLimbs - 1; i >= 0; --i) v = v * 18446744073709551616.0 + static_cast<double>(limbs_[i]);
+    for (int i = kLimbs - 1; i >= 0; --i)
+      v = v * 18446744073709551616.0 + static_cast<double>(limbs_[i]);
     return v;
   }
   // Decimal digits.

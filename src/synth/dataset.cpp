@@ -13,9 +13,9 @@
 namespace drtriton {
 
 nlohmann::json ProgramRecord::to_json() const {
-  return {{"id", id},         {"seed", seed},         {"difficulty", difficulty},
-          {"ops", ops},       {"structure", structure}, {"ir", ir},
-          {"pytorch", pytorch}, {"flops", flops},     {"bytes", bytes}};
+  return {{"id", id},           {"seed", seed},           {"difficulty", difficulty},
+          {"ops", ops},         {"structure", structure}, {"ir", ir},
+          {"pytorch", pytorch}, {"flops", flops},         {"bytes", bytes}};
 }
 
 std::vector<Op> default_vocabulary() {
@@ -65,17 +65,21 @@ ProgramRecord make_program(int index, const Plan& plan, const StructureSpace& sp
     r.pytorch = emit_pytorch(*g);
     r.flops = g->flops();
     r.bytes = g->bytes();
+    r.redraws = attempt;
     return r;
   }
-  throw std::runtime_error("no program of difficulty " + std::to_string(plan.difficulty) +
-                           " fits the size budget; raise --max-flops/--max-bytes or choose a larger --size");
+  throw std::runtime_error(
+      "no program of difficulty " + std::to_string(plan.difficulty) +
+      " fits the size budget; raise --max-flops/--max-bytes or choose a larger --size");
 }
 
 }  // namespace
 
-std::vector<ProgramRecord> synthesize(const SynthOptions& o, const std::function<void(int)>& progress) {
+std::vector<ProgramRecord> synthesize(const SynthOptions& o,
+                                      const std::function<void(int)>& progress) {
   if (o.count < 0) throw std::invalid_argument("--count must be at least 0");
-  if (o.difficulty_lo < 1 || o.difficulty_hi < o.difficulty_lo || o.difficulty_hi > kMaxDifficulty) {
+  if (o.difficulty_lo < 1 || o.difficulty_hi < o.difficulty_lo ||
+      o.difficulty_hi > kMaxDifficulty) {
     throw std::invalid_argument("--difficulty must be K or A:B with 1 <= A <= B <= " +
                                 std::to_string(kMaxDifficulty));
   }
@@ -101,12 +105,14 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o, const std::function
   const int span = o.difficulty_hi - o.difficulty_lo + 1;
   for (int i = 0; i < o.count; ++i) {
     uint64_t seed = mix(o.seed ^ mix(static_cast<uint64_t>(i)));
-    Plan p{seed, o.difficulty_lo + static_cast<int>(mix(seed) % static_cast<uint64_t>(span)), std::nullopt};
+    Plan p{seed, o.difficulty_lo + static_cast<int>(mix(seed) % static_cast<uint64_t>(span)),
+           std::nullopt};
     if (i < o.cover * static_cast<int>(vocab.size())) {
       p.target = vocab[i % vocab.size()];
       by_target[static_cast<int>(*p.target)].push_back(i);
     } else {
-      if (work.empty() || work.back().first >= 0 || work.back().second.size() >= 256) work.push_back({-1, {}});
+      if (work.empty() || work.back().first >= 0 || work.back().second.size() >= 256)
+        work.push_back({-1, {}});
       work.back().second.push_back(i);
     }
     plans[i] = p;
@@ -132,17 +138,19 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o, const std::function
             for (int step = 0; step < span && !space; ++step) {
               int k = o.difficulty_lo + (plan.difficulty - o.difficulty_lo + step) % span;
               auto& s = own[k];
-              if (!s) s = std::make_unique<StructureSpace>(SpaceOptions{vocab, k, static_cast<Op>(target)});
+              if (!s)
+                s = std::make_unique<StructureSpace>(
+                    SpaceOptions{vocab, k, static_cast<Op>(target)});
               if (!s->count().is_zero()) {
                 space = s.get();
                 plan.difficulty = k;
               }
             }
             if (!space) {
-              throw std::invalid_argument("operator " + op_schema(static_cast<Op>(target)).name +
-                                          " cannot appear in a program of difficulty " +
-                                          std::to_string(o.difficulty_lo) + ":" +
-                                          std::to_string(o.difficulty_hi) + " with this vocabulary");
+              throw std::invalid_argument(
+                  "operator " + op_schema(static_cast<Op>(target)).name +
+                  " cannot appear in a program of difficulty " + std::to_string(o.difficulty_lo) +
+                  ":" + std::to_string(o.difficulty_hi) + " with this vocabulary");
             }
           }
           records[i] = make_program(i, plan, *space, o.sizes);

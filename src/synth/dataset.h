@@ -7,10 +7,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "synth/program.h"
 
@@ -34,6 +33,7 @@ struct ProgramRecord {
   std::string structure, ir, pytorch;
   double flops = 0;
   int64_t bytes = 0;
+  int redraws = 0;  // structures drawn before this one whose shapes could not be solved
   nlohmann::json to_json() const;
 };
 

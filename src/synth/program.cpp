@@ -26,7 +26,9 @@ int64_t uniform_int(Rng& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
-bool coin(Rng& rng) { return uniform_int(rng, 0, 1) == 1; }
+bool coin(Rng& rng) {
+  return uniform_int(rng, 0, 1) == 1;
+}
 
 // A float with two decimals, as a person writes constants.
 double uniform_float(Rng& rng, double lo, double hi) {
@@ -59,7 +61,8 @@ double sample_float(Rng& rng, Op op, const std::string& name) {
   if (name == "momentum") return 0.1;
   if (name == "p") return 0.0;  // Dropout: only p = 0 is checkable
   if (name == "ord") return 2.0;
-  if (op == Op::Clamp) return name == "min" ? uniform_float(rng, -1.0, -0.1) : uniform_float(rng, 0.1, 1.0);
+  if (op == Op::Clamp)
+    return name == "min" ? uniform_float(rng, -1.0, -0.1) : uniform_float(rng, 0.1, 1.0);
   if (name == "min" || name == "max") return uniform_float(rng, -1.0, 1.0);
   if (name == "other") {
     double v = uniform_float(rng, 0.1, 2.0);
@@ -90,7 +93,9 @@ const char* module_prefix(Op op) {
       return op == Op::Linear ? "fc" : (op >= Op::ConvTranspose1d ? "conv_t" : "conv");
     case Category::Normalization:
       switch (op) {
-        case Op::BatchNorm1d: case Op::BatchNorm2d: case Op::BatchNorm3d: return "bn";
+        case Op::BatchNorm1d:
+        case Op::BatchNorm2d:
+        case Op::BatchNorm3d: return "bn";
         case Op::GroupNorm: return "gn";
         case Op::LayerNorm: return "ln";
         case Op::RmsNorm: return "rms";
@@ -123,14 +128,36 @@ class Builder {
     if (window_.size() > kWindow) window_.erase(window_.begin());
   }
 
+  // The most elements one tensor may have: a program touches several tensors of about
+  // its input's size, so each gets a slice of the byte budget.
+  int64_t element_cap() const {
+    return std::max<int64_t>(1, static_cast<int64_t>(sizes_.max_bytes / (4 * 16)));
+  }
+
+  // A size in [lo, hi] that keeps `rest` (the product of the tensor's other dims, the
+  // later ones at their minimum) within the element cap: the variable's feasible range
+  // given the choices before it.
+  int64_t size_within_cap(int64_t lo, int64_t hi, int64_t rest) {
+    return uniform_int(rng_, lo,
+                       std::max(lo, std::min(hi, element_cap() / std::max<int64_t>(rest, 1))));
+  }
+
   void add_first_input(int rank, bool positive) {
     const SizePreset& z = sizes_;
-    Shape s;
-    if (rank == 1) s = {uniform_int(rng_, z.feature_lo, z.feature_hi)};
-    if (rank == 2) s = {uniform_int(rng_, z.batch_lo, z.batch_hi), uniform_int(rng_, z.feature_lo, z.feature_hi)};
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    if (rank == 1) ranges = {{z.feature_lo, z.feature_hi}};
+    if (rank == 2) ranges = {{z.batch_lo, z.batch_hi}, {z.feature_lo, z.feature_hi}};
     if (rank >= 3) {
-      s = {uniform_int(rng_, z.batch_lo, z.batch_hi), uniform_int(rng_, z.channel_lo, z.channel_hi)};
-      for (int i = 2; i < rank; ++i) s.push_back(uniform_int(rng_, z.spatial_lo, z.spatial_hi));
+      ranges = {{z.batch_lo, z.batch_hi}, {z.channel_lo, z.channel_hi}};
+      for (int i = 2; i < rank; ++i) ranges.push_back({z.spatial_lo, z.spatial_hi});
+    }
+    Shape s;
+    int64_t chosen = 1;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      int64_t later = 1;
+      for (size_t j = i + 1; j < ranges.size(); ++j) later *= ranges[j].first;
+      s.push_back(size_within_cap(ranges[i].first, ranges[i].second, chosen * later));
+      chosen *= s.back();
     }
     push(g_.add_input("x", {DType::F32, s}, positive ? Init::Positive : Init::Normal));
   }
@@ -164,15 +191,18 @@ class Builder {
     std::vector<ValueId> ins;
     Attrs attrs;
     std::string module = schema.needs_module() ? unique(module_prefix(st.op)) : "";
-    const char* param_base = st.op == Op::Add || st.op == Op::Sub ? "bias"
-                             : st.op == Op::Mul || st.op == Op::Div ? "scale" : "param";
+    const char* param_base = st.op == Op::Add || st.op == Op::Sub   ? "bias"
+                             : st.op == Op::Mul || st.op == Op::Div ? "scale"
+                                                                    : "param";
     bool fresh_positive = schema.domain != Domain::Any && schema.domain_input == 1;
     switch (wiring_of(schema)) {
       case Wiring::Binary:
-        ins = {a, st.operands[1] >= 0 ? slot(1) : fresh(st.fresh, type(a), param_base, fresh_positive)};
+        ins = {a, st.operands[1] >= 0 ? slot(1)
+                                      : fresh(st.fresh, type(a), param_base, fresh_positive)};
         break;
       case Wiring::Where:
-        ins = {a, slot(1), st.operands[2] >= 0 ? slot(2) : fresh(st.fresh, type(slot(1)), "param", false)};
+        ins = {a, slot(1),
+               st.operands[2] >= 0 ? slot(2) : fresh(st.fresh, type(slot(1)), "param", false)};
         break;
       case Wiring::Cat:
         ins = {a, slot(1)};
@@ -180,13 +210,15 @@ class Builder {
         break;
       case Wiring::FreshWeight: {
         const TensorType& t = type(a);
-        int64_t k = t.shape.back(), n = uniform_int(rng_, sizes_.feature_lo, sizes_.feature_hi);
+        int64_t k = t.shape.back(),
+                n = size_within_cap(sizes_.feature_lo, sizes_.feature_hi, t.numel() / k);
         Shape w = st.op == Op::Bmm ? Shape{t.shape[0], k, n} : Shape{k, n};
         ins = {a, g_.add_param(unique("weight"), {DType::F32, w})};
         break;
       }
       case Wiring::Addmm: {
-        int64_t k = type(a).shape.back(), n = uniform_int(rng_, sizes_.feature_lo, sizes_.feature_hi);
+        int64_t k = type(a).shape.back(),
+                n = uniform_int(rng_, sizes_.feature_lo, sizes_.feature_hi);
         ValueId bias = g_.add_param(unique("bias"), {DType::F32, {n}});
         ins = {bias, a, g_.add_param(unique("weight"), {DType::F32, {k, n}})};
         break;
@@ -222,7 +254,8 @@ class Builder {
     if (s.category == Category::Anchor) {
       if (op == Op::Linear) {
         attrs["in_features"] = x.back();
-        attrs["out_features"] = uniform_int(rng_, sizes_.feature_lo, sizes_.feature_hi);
+        attrs["out_features"] =
+            size_within_cap(sizes_.feature_lo, sizes_.feature_hi, t.numel() / x.back());
         return;
       }
       conv_attrs(op, t, attrs);
@@ -255,7 +288,8 @@ class Builder {
         Ints small;
         for (int i = 0; i < r; ++i)
           if (x[i] <= 8) small.push_back(i);
-        if (small.empty()) throw IrError("no dim of at most 8 elements for prod");
+        // Else the smallest dim: products of many normal values shrink towards zero.
+        if (small.empty()) small = {std::min_element(x.begin(), x.end()) - x.begin()};
         attrs["dim"] = pick(rng_, small);
       } else if (s.find_attr("dim")->type == AttrType::Int) {
         attrs["dim"] = dim();
@@ -277,10 +311,11 @@ class Builder {
       return;
     }
     switch (op) {
-      case Op::BatchNorm1d: case Op::BatchNorm2d: case Op::BatchNorm3d:
-      case Op::InstanceNorm2d: case Op::InstanceNorm3d:
-        attrs["num_features"] = x[1];
-        return;
+      case Op::BatchNorm1d:
+      case Op::BatchNorm2d:
+      case Op::BatchNorm3d:
+      case Op::InstanceNorm2d:
+      case Op::InstanceNorm3d: attrs["num_features"] = x[1]; return;
       case Op::GroupNorm:
         attrs["num_channels"] = x[1];
         attrs["num_groups"] = pick(rng_, divisors(x[1]));
@@ -291,14 +326,16 @@ class Builder {
         attrs["normalized_shape"] = Ints(x.end() - c, x.end());
         return;
       }
-      case Op::Softmax: case Op::LogSoftmax: attrs["dim"] = dim(); return;
+      case Op::Softmax:
+      case Op::LogSoftmax: attrs["dim"] = dim(); return;
       case Op::Reshape: {
         AbstractValue in{static_cast<uint8_t>(r)};
         attrs["shape"] = factorize(rng_, t.numel(), output_variants(s, in).at(st.variant).rank);
         return;
       }
       case Op::Flatten: {
-        int out_rank = static_cast<int>(output_variants(s, {static_cast<uint8_t>(r)}).at(st.variant).rank);
+        int out_rank =
+            static_cast<int>(output_variants(s, {static_cast<uint8_t>(r)}).at(st.variant).rank);
         int merged = r - out_rank + 1;
         int64_t start = uniform_int(rng_, 0, r - merged);
         attrs["start_dim"] = start;
@@ -338,7 +375,7 @@ class Builder {
     int n = t.rank() - 2;
     bool transposed = op >= Op::ConvTranspose1d;
     int64_t in_ch = x[1];
-    int64_t out_ch = uniform_int(rng_, sizes_.channel_lo, sizes_.channel_hi);
+    int64_t out_ch = size_within_cap(sizes_.channel_lo, sizes_.channel_hi, t.numel() / in_ch);
     Ints common;
     for (int64_t d : divisors(std::gcd(in_ch, out_ch))) common.push_back(d);
     int64_t groups = pick(rng_, common);
@@ -377,7 +414,8 @@ std::optional<Graph> build_program(const std::vector<Step>& steps, const SizePre
   for (int i = 0; i < attempts; ++i) {
     try {
       Graph g = Builder(sizes, rng).run(steps);
-      if (g.flops() <= sizes.max_flops && static_cast<double>(g.bytes()) <= sizes.max_bytes) return g;
+      if (g.flops() <= sizes.max_flops && static_cast<double>(g.bytes()) <= sizes.max_bytes)
+        return g;
     } catch (const IrError&) {
       // A choice the ranges above did not rule out (a rare shape corner): choose again.
     }

@@ -18,9 +18,7 @@ std::string_view fresh_name(Fresh f) {
   return "";
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Wiring wiring_of(const OpSchema& s) {
   switch (s.op) {
@@ -58,13 +56,19 @@ ValueDomain output_domain(const OpSchema& s, ValueDomain a, ValueDomain b) {
 // A fresh operand holds real values unless its position demands a domain.
 ValueDomain fresh_domain(const OpSchema& s, int position) {
   return s.domain != Domain::Any && s.domain_input == position ? ValueDomain::Positive
-                                                              : ValueDomain::Real;
+                                                               : ValueDomain::Real;
 }
 
 bool reduces_several_dims(Op op) {
   switch (op) {
-    case Op::Sum: case Op::Mean: case Op::Amax: case Op::Amin: case Op::Logsumexp:
-    case Op::Var: case Op::Std: case Op::Norm: return true;
+    case Op::Sum:
+    case Op::Mean:
+    case Op::Amax:
+    case Op::Amin:
+    case Op::Logsumexp:
+    case Op::Var:
+    case Op::Std:
+    case Op::Norm: return true;
     default: return false;
   }
 }
@@ -72,16 +76,24 @@ bool reduces_several_dims(Op op) {
 // Normalizations that take batch or spatial statistics fail on a dim of size 1.
 bool needs_no_unit_dim(Op op) {
   switch (op) {
-    case Op::BatchNorm1d: case Op::BatchNorm2d: case Op::BatchNorm3d: case Op::GroupNorm:
-    case Op::InstanceNorm2d: case Op::InstanceNorm3d: return true;
+    case Op::BatchNorm1d:
+    case Op::BatchNorm2d:
+    case Op::BatchNorm3d:
+    case Op::GroupNorm:
+    case Op::InstanceNorm2d:
+    case Op::InstanceNorm3d: return true;
     default: return false;
   }
 }
 
 DType output_dtype(Op op) {
   switch (op) {
-    case Op::Gt: case Op::Lt: case Op::GtScalar: case Op::LtScalar: return DType::Bool;
-    case Op::Argmax: case Op::Argmin: return DType::I64;
+    case Op::Gt:
+    case Op::Lt:
+    case Op::GtScalar:
+    case Op::LtScalar: return DType::Bool;
+    case Op::Argmax:
+    case Op::Argmin: return DType::I64;
     default: return DType::F32;
   }
 }
@@ -95,7 +107,9 @@ bool output_bounded(const OpSchema& s, bool inputs_bounded) {
   return false;
 }
 
-bool rank_ok(const OpSchema& s, int rank) { return rank >= s.min_rank && rank <= s.max_rank; }
+bool rank_ok(const OpSchema& s, int rank) {
+  return rank >= s.min_rank && rank <= s.max_rank;
+}
 
 }  // namespace
 
@@ -160,7 +174,8 @@ uint64_t State::key() const {
 
 StructureSpace::StructureSpace(SpaceOptions options) : options_(std::move(options)) {
   if (options_.difficulty < 1 || options_.difficulty > kMaxDifficulty) {
-    throw std::invalid_argument("difficulty must be between 1 and " + std::to_string(kMaxDifficulty));
+    throw std::invalid_argument("difficulty must be between 1 and " +
+                                std::to_string(kMaxDifficulty));
   }
   allowed_.assign(all_op_schemas().size(), options_.ops.empty());
   for (Op op : options_.ops) allowed_[static_cast<int>(op)] = true;
@@ -227,7 +242,8 @@ void StructureSpace::expand(int id, std::vector<Transition>& out, Resolve&& reso
     for (int rank = 1; rank <= kMaxRank; ++rank) {
       for (ValueDomain dom : {ValueDomain::Real, ValueDomain::Positive}) {
         State pseudo = states_[id];
-        pseudo.window.push_back({static_cast<uint8_t>(rank), DType::F32, dom, false, true, 0, false});
+        pseudo.window.push_back(
+            {static_cast<uint8_t>(rank), DType::F32, dom, false, true, 0, false});
         int pseudo_id = resolve(std::move(pseudo));
         if (pseudo_id < 0) continue;
         std::vector<Transition> first;
@@ -245,7 +261,8 @@ void StructureSpace::expand(int id, std::vector<Transition>& out, Resolve&& reso
   }
   const State s = states_[id];  // a copy: interning may grow states_
   const int n = static_cast<int>(s.window.size());
-  auto emit = [&](const OpSchema& schema, Step step, std::initializer_list<int> used, AbstractValue v) {
+  auto emit = [&](const OpSchema& schema, Step step, std::initializer_list<int> used,
+                  AbstractValue v) {
     State next;
     if (!apply(s, schema, used, v, options_.must_use, &next)) return;
     int next_id = resolve(std::move(next));
@@ -261,7 +278,8 @@ void StructureSpace::expand(int id, std::vector<Transition>& out, Resolve&& reso
       const AbstractValue& va = s.window[a];
       Step step{schema.op};
       step.operands[0] = static_cast<int8_t>(a);
-      AbstractValue out{va.rank, output_dtype(schema.op), ValueDomain::Real, false, true, va.shape_class, false};
+      AbstractValue out{
+          va.rank, output_dtype(schema.op), ValueDomain::Real, false, true, va.shape_class, false};
       if (wiring == Wiring::Where) {
         // where(cond, x, y): the condition is a bool value, x and y have its shape.
         if (va.dtype != DType::Bool) continue;
@@ -393,7 +411,8 @@ const BigCount& StructureSpace::count_from(int id) {
 std::vector<Step> StructureSpace::sample(std::mt19937_64& rng) const {
   int state = initial_state();
   const BigCount& total = counts_[state];
-  if (total.is_zero()) throw std::runtime_error("no valid structure with these operators and difficulty");
+  if (total.is_zero())
+    throw std::runtime_error("no valid structure with these operators and difficulty");
   std::vector<Step> steps;
   BigCount r = total.uniform_below(rng);
   for (;;) {
@@ -457,7 +476,8 @@ std::string structure_text(const std::vector<Step>& steps) {
       s += (first_operand ? "v" : ",v") + std::to_string(window[st.operands[k]]);
       first_operand = false;
     }
-    if (st.fresh != Fresh::None) s += (first_operand ? "" : ",") + std::string(fresh_name(st.fresh));
+    if (st.fresh != Fresh::None)
+      s += (first_operand ? "" : ",") + std::string(fresh_name(st.fresh));
     s += ")";
     window.push_back(static_cast<int>(i + 1));
     if (window.size() > kWindow) window.erase(window.begin());

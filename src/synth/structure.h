@@ -35,7 +35,7 @@ namespace drtriton {
 // How far back an operand may reach. The count of abstract states grows about as the
 // window's cube; two keeps exact counting fast up to difficulty 24.
 constexpr int kWindow = 2;
-constexpr int kMaxRank = 5;   // ranks of sampled values: 1..5
+constexpr int kMaxRank = 5;  // ranks of sampled values: 1..5
 constexpr int kMaxDifficulty = 24;
 
 enum class ValueDomain : uint8_t { Real, NonNegative, Positive };
@@ -45,8 +45,8 @@ struct AbstractValue {
   uint8_t rank = 0;
   DType dtype = DType::F32;
   ValueDomain domain = ValueDomain::Real;
-  bool unit_dim = false;  // has a dim of size 1 (from keepdim or unsqueeze): squeezable
-  bool bounded = true;    // of modest magnitude (see Magnitude)
+  bool unit_dim = false;    // has a dim of size 1 (from keepdim or unsqueeze): squeezable
+  bool bounded = true;      // of modest magnitude (see Magnitude)
   uint8_t shape_class = 0;  // equal classes have equal shapes (within the window)
   bool used = false;
   bool operator==(const AbstractValue&) const = default;
@@ -78,16 +78,16 @@ std::vector<OutputVariant> output_variants(const OpSchema& op, const AbstractVal
 
 struct Step {
   Op op;
-  uint8_t variant = 0;       // output-rank variant (reductions, reshape, ...)
+  uint8_t variant = 0;                // output-rank variant (reductions, reshape, ...)
   int8_t operands[3] = {-1, -1, -1};  // window slots (oldest is 0); -1: fresh or unused
   Fresh fresh = Fresh::None;
-  uint8_t first_rank = 0;    // the first step only: the rank of the program's input
+  uint8_t first_rank = 0;  // the first step only: the rank of the program's input
 };
 
 // Which operators and how many steps: the space of structures.
 struct SpaceOptions {
-  std::vector<Op> ops;      // the vocabulary; empty means every operator
-  int difficulty = 1;       // compute steps
+  std::vector<Op> ops;  // the vocabulary; empty means every operator
+  int difficulty = 1;   // compute steps
   // Count and draw only structures that use this operator (coverage), if set.
   std::optional<Op> must_use;
 };
@@ -118,7 +118,7 @@ struct State {
   uint8_t compute_left = 0;
   bool after_layout = false;  // the last step was a layout step
   bool must_use_done = true;
-  uint64_t key() const;       // equal for states with equal futures
+  uint64_t key() const;  // equal for states with equal futures
 };
 
 class StructureSpace {

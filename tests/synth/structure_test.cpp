@@ -1,4 +1,6 @@
 // The structure space: exact counts, uniform draws, coverage and determinism.
+#include "synth/structure.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,12 +9,13 @@
 
 #include "ir/text.h"
 #include "synth/dataset.h"
-#include "synth/structure.h"
 
 namespace drtriton {
 namespace {
 
-SpaceOptions space(std::vector<Op> ops, int difficulty) { return {std::move(ops), difficulty, std::nullopt}; }
+SpaceOptions space(std::vector<Op> ops, int difficulty) {
+  return {std::move(ops), difficulty, std::nullopt};
+}
 
 TEST(StructureSpace, CountEqualsTheNumberOfDistinctEnumeratedStructures) {
   std::vector<std::pair<std::vector<Op>, int>> cases = {
@@ -66,9 +69,9 @@ TEST(StructureSpace, DrawsAreUniform) {
 }
 
 TEST(Synthesize, CoverageHoldsAlways) {
-  std::vector<Op> vocab = {Op::Conv2d, Op::Relu, Op::Add, Op::Log, Op::Softmax, Op::Where,
-                           Op::GtScalar, Op::MaxPool2d, Op::Linear, Op::Reshape, Op::Argmax,
-                           Op::GroupNorm, Op::Squeeze, Op::Sum, Op::Cat};
+  std::vector<Op> vocab = {Op::Conv2d, Op::Relu,      Op::Add,       Op::Log,    Op::Softmax,
+                           Op::Where,  Op::GtScalar,  Op::MaxPool2d, Op::Linear, Op::Reshape,
+                           Op::Argmax, Op::GroupNorm, Op::Squeeze,   Op::Sum,    Op::Cat};
   for (uint64_t seed : {1, 2, 3}) {
     SynthOptions o;
     o.count = 60;
