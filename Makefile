@@ -18,7 +18,7 @@ DEMO_IR := examples/conv_relu_scale.ir
 help:
 	@echo "make setup   install Debian packages and .venv if missing, configure and build build/"
 	@echo "make build   rebuild the C++ (cmake --build build)"
-	@echo "make demo    IR text -> PyTorch program -> IR text again, printed"
+	@echo "make demo    IR -> PyTorch -> IR, a synthetic program, a verified Triton candidate"
 	@echo "make test    C++ tests (ctest) and Python tests (pytest)"
 	@echo "make bench   run every bench/*.sh"
 	@echo "make format  clang-format the C++ in src/ and tests/"
@@ -42,6 +42,13 @@ demo: setup
 	@echo
 	@echo "===== build/demo_roundtrip.ir (drtriton import of the program above) ====="
 	@cat build/demo_roundtrip.ir
+	@echo
+	@echo "===== drtriton synth: a synthetic program of difficulty 3 (CSP-DAG) ====="
+	$(CLI) synth --count 3 --difficulty 3 --seed 7 --out build/demo_synth.jsonl --emit-dir build/demo_synth
+	@cat build/demo_synth/p000000.py
+	@echo
+	@echo "===== drtriton verify: an honest Triton candidate, judged on the CPU (Triton's interpreter) ====="
+	$(CLI) verify tests/eval/candidates/tasks/relu_scale.py tests/eval/candidates/honest_relu_scale.py --device cpu
 
 # Both tiers run even when the first fails, so one run shows every failure.
 test: setup
