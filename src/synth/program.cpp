@@ -183,8 +183,7 @@ class Builder {
   void apply(const Step& st) {
     const OpSchema& schema = op_schema(st.op);
     if (window_.empty()) {
-      bool positive = schema.domain != Domain::Any && st.operands[schema.domain_input] >= 0;
-      add_first_input(st.first_rank, positive);
+      add_first_input(st.first_rank, first_input_positive(st));
     }
     auto slot = [&](int k) { return window_.at(static_cast<size_t>(st.operands[k])); };
     ValueId a = st.operands[0] >= 0 ? slot(0) : -1;

@@ -1,7 +1,6 @@
 #include "synth/structure.h"
 
 #include <algorithm>
-#include <cassert>
 #include <stdexcept>
 
 namespace drtriton {
@@ -249,9 +248,7 @@ void StructureSpace::expand(int id, std::vector<Transition>& out, Resolve&& reso
         std::vector<Transition> first;
         expand(pseudo_id, first, resolve);
         for (Transition& t : first) {
-          const OpSchema& s = op_schema(t.step.op);
-          bool demands = s.domain != Domain::Any && t.step.operands[s.domain_input] >= 0;
-          if ((dom == ValueDomain::Positive) != demands) continue;
+          if ((dom == ValueDomain::Positive) != first_input_positive(t.step)) continue;
           t.step.first_rank = static_cast<uint8_t>(rank);
           out.push_back(t);
         }
@@ -454,6 +451,11 @@ std::vector<std::vector<Step>> StructureSpace::enumerate(size_t limit) const {
   return out;
 }
 
+bool first_input_positive(const Step& first) {
+  const OpSchema& s = op_schema(first.op);
+  return s.domain != Domain::Any && first.operands[s.domain_input] >= 0;
+}
+
 std::string structure_text(const std::vector<Step>& steps) {
   // Operands by absolute value number: v0 is the input, step i defines v(i+1).
   std::string s;
@@ -463,9 +465,7 @@ std::string structure_text(const std::vector<Step>& steps) {
     if (i == 0) {
       window = {0};
       s += "in r" + std::to_string(st.first_rank);
-      const OpSchema& first = op_schema(st.op);
-      bool positive = first.domain != Domain::Any && st.operands[first.domain_input] >= 0;
-      s += positive ? " positive" : " real";
+      s += first_input_positive(st) ? " positive" : " real";
     }
     const OpSchema& schema = op_schema(st.op);
     s += "; v" + std::to_string(i + 1) + "=" + schema.name;

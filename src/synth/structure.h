@@ -163,6 +163,10 @@ class StructureSpace {
   std::vector<bool> counted_;
 };
 
+// Whether a structure's first step makes its input positive: exactly when the step reads
+// the input where the op demands a domain (log of the input, a division by it).
+bool first_input_positive(const Step& first);
+
 // The canonical text of a structure: operators, wiring and variants, no shapes; equal
 // exactly when the structures are equal.
 std::string structure_text(const std::vector<Step>& steps);
