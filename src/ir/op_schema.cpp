@@ -423,118 +423,37 @@ constexpr OpDecl kDecls[] = {
 };
 constexpr int kNumOps = sizeof kDecls / sizeof kDecls[0];
 
-// Output domains and input ranks, as lists: the facts the sampler relies on.
+// Output domains, magnitudes and input ranks, as lists: the facts the sampler relies on.
+// clang-format off
 void set_domains_and_ranks(std::vector<OpSchema>& t) {
   auto set = [&](std::initializer_list<Op> ops, auto&& fn) {
     for (Op op : ops) fn(t[static_cast<int>(op)]);
   };
+  // Ops that select, average or move values: what holds of their inputs holds of them.
+  const std::initializer_list<Op> moves_values = {
+      Op::Max, Op::Min, Op::Amax, Op::Amin, Op::Mean, Op::Maximum, Op::Minimum, Op::Where,
+      Op::MaxPool1d, Op::MaxPool2d, Op::MaxPool3d, Op::AvgPool1d, Op::AvgPool2d, Op::AvgPool3d,
+      Op::AdaptiveAvgPool2d, Op::AdaptiveAvgPool3d, Op::Reshape, Op::Flatten, Op::Permute,
+      Op::Transpose, Op::Unsqueeze, Op::Squeeze, Op::Cat, Op::Clone, Op::Contiguous, Op::Dropout,
+      Op::Identity};
   set({Op::Exp, Op::Sigmoid, Op::Softplus, Op::Softmax},
       [](OpSchema& s) { s.out_domain = OutDomain::Positive; });
   set({Op::Relu, Op::Abs, Op::Square, Op::Hardsigmoid, Op::Sqrt, Op::Norm, Op::Var, Op::Std},
       [](OpSchema& s) { s.out_domain = OutDomain::NonNegative; });
-  // Ops that select, average or move values keep what their inputs hold.
-  set({Op::Add,
-       Op::Mul,
-       Op::Maximum,
-       Op::Minimum,
-       Op::Where,
-       Op::Sum,
-       Op::Mean,
-       Op::Max,
-       Op::Min,
-       Op::Amax,
-       Op::Amin,
-       Op::Prod,
-       Op::Cumsum,
-       Op::MaxPool1d,
-       Op::MaxPool2d,
-       Op::MaxPool3d,
-       Op::AvgPool1d,
-       Op::AvgPool2d,
-       Op::AvgPool3d,
-       Op::AdaptiveAvgPool2d,
-       Op::AdaptiveAvgPool3d,
-       Op::Reshape,
-       Op::Flatten,
-       Op::Permute,
-       Op::Transpose,
-       Op::Unsqueeze,
-       Op::Squeeze,
-       Op::Cat,
-       Op::Clone,
-       Op::Contiguous,
-       Op::Dropout,
-       Op::Identity},
+  set(moves_values, [](OpSchema& s) { s.out_domain = OutDomain::SameAsInputs; });
+  set({Op::Add, Op::Mul, Op::Sum, Op::Prod, Op::Cumsum},
       [](OpSchema& s) { s.out_domain = OutDomain::SameAsInputs; });
-  // Squashing and normalizing ops bound their output; these keep their inputs' bound.
-  set({Op::Sigmoid,
-       Op::Tanh,
-       Op::Hardtanh,
-       Op::Hardsigmoid,
-       Op::Erf,
-       Op::Sin,
-       Op::Cos,
-       Op::Softmax,
-       Op::Clamp,
-       Op::BatchNorm1d,
-       Op::BatchNorm2d,
-       Op::BatchNorm3d,
-       Op::GroupNorm,
-       Op::LayerNorm,
-       Op::InstanceNorm2d,
-       Op::InstanceNorm3d,
-       Op::RmsNorm,
-       Op::GtScalar,
-       Op::LtScalar,
-       Op::Gt,
-       Op::Lt},
+  // Squashing and normalizing ops bound their output; moving values or a slope near one
+  // keeps the inputs' bound.
+  set({Op::Sigmoid, Op::Tanh, Op::Hardtanh, Op::Hardsigmoid, Op::Erf, Op::Sin, Op::Cos,
+       Op::Softmax, Op::Clamp, Op::BatchNorm1d, Op::BatchNorm2d, Op::BatchNorm3d, Op::GroupNorm,
+       Op::LayerNorm, Op::InstanceNorm2d, Op::InstanceNorm3d, Op::RmsNorm, Op::GtScalar,
+       Op::LtScalar, Op::Gt, Op::Lt},
       [](OpSchema& s) { s.magnitude = Magnitude::Bounded; });
-  set({Op::Relu,
-       Op::LeakyRelu,
-       Op::Elu,
-       Op::Selu,
-       Op::Gelu,
-       Op::Silu,
-       Op::Mish,
-       Op::Hardswish,
-       Op::Softplus,
-       Op::Abs,
-       Op::Neg,
-       Op::ClampMin,
-       Op::ClampMax,
-       Op::AddScalar,
-       Op::SubScalar,
-       Op::RsubScalar,
-       Op::MulScalar,
-       Op::Add,
-       Op::Sub,
-       Op::Maximum,
-       Op::Minimum,
-       Op::Where,
-       Op::Max,
-       Op::Min,
-       Op::Amax,
-       Op::Amin,
-       Op::Mean,
-       Op::MaxPool1d,
-       Op::MaxPool2d,
-       Op::MaxPool3d,
-       Op::AvgPool1d,
-       Op::AvgPool2d,
-       Op::AvgPool3d,
-       Op::AdaptiveAvgPool2d,
-       Op::AdaptiveAvgPool3d,
-       Op::Reshape,
-       Op::Flatten,
-       Op::Permute,
-       Op::Transpose,
-       Op::Unsqueeze,
-       Op::Squeeze,
-       Op::Cat,
-       Op::Clone,
-       Op::Contiguous,
-       Op::Dropout,
-       Op::Identity},
+  set(moves_values, [](OpSchema& s) { s.magnitude = Magnitude::SameAsInputs; });
+  set({Op::Relu, Op::LeakyRelu, Op::Elu, Op::Selu, Op::Gelu, Op::Silu, Op::Mish, Op::Hardswish,
+       Op::Softplus, Op::Abs, Op::Neg, Op::ClampMin, Op::ClampMax, Op::AddScalar, Op::SubScalar,
+       Op::RsubScalar, Op::MulScalar, Op::Add, Op::Sub},
       [](OpSchema& s) { s.magnitude = Magnitude::SameAsInputs; });
   set({Op::Exp, Op::Pow, Op::Square}, [](OpSchema& s) { s.needs_bounded_input = true; });
   auto ranks = [&](std::initializer_list<Op> ops, int lo, int hi) {
@@ -545,20 +464,18 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
   };
   ranks({Op::Conv1d, Op::ConvTranspose1d, Op::MaxPool1d, Op::AvgPool1d}, 3, 3);
   ranks({Op::Conv2d, Op::ConvTranspose2d, Op::MaxPool2d, Op::AvgPool2d, Op::AdaptiveAvgPool2d,
-         Op::BatchNorm2d, Op::InstanceNorm2d},
-        4, 4);
+         Op::BatchNorm2d, Op::InstanceNorm2d}, 4, 4);
   ranks({Op::Conv3d, Op::ConvTranspose3d, Op::MaxPool3d, Op::AvgPool3d, Op::AdaptiveAvgPool3d,
-         Op::BatchNorm3d, Op::InstanceNorm3d},
-        5, 5);
+         Op::BatchNorm3d, Op::InstanceNorm3d}, 5, 5);
   ranks({Op::BatchNorm1d}, 2, 3);
   ranks({Op::Bmm}, 3, 3);
   ranks({Op::GroupNorm, Op::Transpose}, 2, 8);
-  ranks({Op::Linear,  Op::Matmul,    Op::LayerNorm, Op::RmsNorm, Op::Cat,       Op::Flatten,
-         Op::Squeeze, Op::Sum,       Op::Mean,      Op::Max,     Op::Min,       Op::Amax,
-         Op::Amin,    Op::Logsumexp, Op::Var,       Op::Std,     Op::Norm,      Op::Prod,
-         Op::Argmax,  Op::Argmin,    Op::Cumsum,    Op::Softmax, Op::LogSoftmax},
-        1, 8);
+  ranks({Op::Linear, Op::Matmul, Op::LayerNorm, Op::RmsNorm, Op::Cat, Op::Flatten, Op::Squeeze,
+         Op::Sum, Op::Mean, Op::Max, Op::Min, Op::Amax, Op::Amin, Op::Logsumexp, Op::Var,
+         Op::Std, Op::Norm, Op::Prod, Op::Argmax, Op::Argmin, Op::Cumsum, Op::Softmax,
+         Op::LogSoftmax}, 1, 8);
 }
+// clang-format on
 
 std::vector<OpSchema> make_table() {
   std::vector<OpSchema> defs = build_table();
