@@ -1,6 +1,7 @@
 """Where a worker spends its time per candidate: drives one `python -m drtriton.worker`
-through M distinct small fused-kernel candidates (those of bench/verify_throughput.py) and
-prints the mean seconds spent in each stage, from the times its progress lines arrive.
+through M distinct small fused-kernel candidates (those of bench/verify_throughput.py),
+passing back the reference timing as the service does, and prints the mean seconds spent
+in each stage, from the times its progress lines arrive.
 The "timed" stage runs under the per-GPU timing lock, so 60 / its mean bounds how many
 candidates one GPU can verify per minute, whatever the number of workers.
 
@@ -34,11 +35,13 @@ def main():
     print("worker:", worker.stdout.readline().decode().strip()[:160])
     totals = {s: 0.0 for s in STAGES + ["verdict"]}
     first = {}
+    reference = None
     for i in range(args.count):
         if i == 1:  # the first request also measures the reference (eager, torch.compile)
             first, totals = dict(totals), {s: 0.0 for s in STAGES + ["verdict"]}
         request = {"id": i, "task": TASK, "candidate": CANDIDATE.format(index=i, block=(256, 512, 1024)[i % 3]),
-                   "options": {"device": "cuda" if args.device.startswith("cuda") else "cpu"}}
+                   "options": {"device": "cuda" if args.device.startswith("cuda") else "cpu",
+                               "reference": reference}}
         worker.stdin.write((json.dumps(request) + "\n").encode())
         worker.stdin.flush()
         last_stage, last_time = None, time.monotonic()
@@ -49,6 +52,7 @@ def main():
                 totals[last_stage] += now - last_time
             if "verdict" in msg:
                 passed = msg["verdict"]["passed"]
+                reference = msg["verdict"].get("reference_timing") or reference
                 break
             last_stage, last_time = msg["progress"], now
         if not passed:
@@ -56,7 +60,8 @@ def main():
     worker.stdin.close()
     worker.wait(timeout=60)
     n = max(args.count - 1, 1)
-    print(f"\nseconds by stage: the first candidate (it also times the reference), then the mean of the other {n}")
+    print(f"\nseconds by stage: the first candidate (it also times the reference), then the mean "
+          f"of the other {n}, which get the reference timing back")
     for stage in STAGES:
         print(f"  {stage:10s} {first.get(stage, 0.0):8.3f} {totals[stage] / n:8.3f}")
     timed = totals["timed"] / n
