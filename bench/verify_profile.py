@@ -65,7 +65,7 @@ def main():
     for stage in STAGES:
         print(f"  {stage:10s} {first.get(stage, 0.0):8.3f} {totals[stage] / n:8.3f}")
     timed = totals["timed"] / n
-    print(f"  bound from the timing lock: {60 / max(timed, 1e-9):.0f} candidates per minute per GPU")
+    print(f"  if the whole timed stage held the per-GPU lock: at most {60 / max(timed, 1e-9):.0f} candidates per minute per GPU")
 
 
 if __name__ == "__main__":
