@@ -14,7 +14,6 @@ namespace {
 // One aten call as the frontend saw it: its tensor arguments in schema order and the
 // other arguments by schema name.
 struct Call {
-  const json* node;
   std::string target;    // "aten::add"
   std::string overload;  // "Tensor"
   std::vector<std::string> refs;
@@ -48,7 +47,7 @@ bool is_ref(const json& v) {
 }
 
 Call parse_call(const json& node) {
-  Call c{&node, text_of(node, "target"), text_of(node, "overload"), {}, {}, {}};
+  Call c{text_of(node, "target"), text_of(node, "overload"), {}, {}, {}};
   for (const json& arg : node.value("args", json::array())) {
     std::string name = arg.value("name", "");
     const json& v = arg["value"];
@@ -324,11 +323,23 @@ Graph import_traced(const json& traced) {
   std::string source = text_of(traced, "source");
   const json& nodes = traced["nodes"];
   const json modules = traced.value("modules", json::object());
+  const int count = static_cast<int>(nodes.size());
+  // Each node's arguments, parsed once, and who reads each value.
+  std::vector<Call> calls;
+  std::map<std::string, int> index_of;
+  std::map<std::string, std::vector<int>> readers;
+  for (int i = 0; i < count; ++i) {
+    calls.push_back(parse_call(nodes[i]));
+    index_of[text_of(nodes[i], "name")] = i;
+    for (const std::string& r : calls[i].refs) readers[r].push_back(i);
+  }
+  std::set<std::string> outputs;
+  for (const json& o : traced["outputs"]) outputs.insert(text_of(o, "ref"));
 
   // Group the aten calls of each call of a module that is one of our operators.
   std::map<std::string, std::vector<int>> groups;  // module_call -> node indices
   std::map<int, std::string> group_of;
-  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+  for (int i = 0; i < count; ++i) {
     const json& n = nodes[i];
     std::string cls = text_of(n, "module_class");
     std::string call = text_of(n, "module_call");
@@ -341,7 +352,7 @@ Graph import_traced(const json& traced) {
   for (const json& p : traced["params"]) param_target[p["placeholder"]] = p["target"];
   for (const auto& [call, members] : groups) {
     for (int i : members) {
-      for (const std::string& r : parse_call(nodes[i]).refs) {
+      for (const std::string& r : calls[i].refs) {
         if (param_target.count(r)) owned_params.insert(r);
       }
     }
@@ -364,11 +375,7 @@ Graph import_traced(const json& traced) {
   }
   for (const json& p : traced["params"]) {
     std::string ph = p["placeholder"], target = p["target"];
-    if (owned_params.count(ph)) continue;
-    bool used = false;
-    for (const json& n : nodes)
-      for (const std::string& r : parse_call(n).refs) used = used || r == ph;
-    if (!used) continue;
+    if (owned_params.count(ph) || !readers.count(ph)) continue;
     if (p.value("kind", "") == "buffer") {
       errors.push_back(source + ": buffer '" + target +
                        "' is used in forward; drtriton graphs hold parameters, not free buffers");
@@ -384,26 +391,21 @@ Graph import_traced(const json& traced) {
   // Only what the outputs depend on is imported: torch.export keeps dead values (the
   // unused indices of torch.max, say) that do not change what the program computes.
   std::set<std::string> live;
-  {
-    std::map<std::string, const json*> by_name;
-    for (const json& n : nodes) by_name[text_of(n, "name")] = &n;
-    std::vector<std::string> work;
-    for (const json& o : traced["outputs"]) work.push_back(text_of(o, "ref"));
-    while (!work.empty()) {
-      std::string v = work.back();
-      work.pop_back();
-      if (!live.insert(v).second || !by_name.count(v)) continue;
-      for (const std::string& r : parse_call(*by_name[v]).refs) work.push_back(r);
-    }
+  std::vector<std::string> work(outputs.begin(), outputs.end());
+  while (!work.empty()) {
+    std::string v = work.back();
+    work.pop_back();
+    if (!live.insert(v).second || !index_of.count(v)) continue;
+    for (const std::string& r : calls[index_of[v]].refs) work.push_back(r);
   }
 
-  std::map<std::string, const json*> tuple_calls;  // max.dim and friends, read by getitem
+  std::map<std::string, int> tuple_calls;  // max.dim and friends, read by getitem
   std::set<std::string> emitted_groups;
-  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+  for (int i = 0; i < count; ++i) {
     const json& n = nodes[i];
     std::string name = n["name"];
     if (!live.count(name)) continue;
-    Call c = parse_call(n);
+    Call c = calls[i];  // a copy: mapping consumes its arguments
     bool skip = false;
     for (const std::string& r : c.refs) skip = skip || poisoned.count(r) > 0;
     if (skip) {
@@ -421,17 +423,10 @@ Graph import_traced(const json& traced) {
         std::set<std::string> inside;
         for (int j : members) inside.insert(nodes[j]["name"].get<std::string>());
         // The group's value is the member that something outside the group reads.
-        bool read_outside = false;
-        for (int j = 0; j < static_cast<int>(nodes.size()) && !read_outside; ++j) {
-          if (inside.count(nodes[j]["name"])) continue;
-          for (const std::string& r : parse_call(nodes[j]).refs)
-            read_outside = read_outside || r == name;
-        }
-        for (const json& o : traced["outputs"]) read_outside = read_outside || o["ref"] == name;
-        if (!read_outside) {
-          poisoned.erase(name);
-          continue;  // an inner step of the module (or its running-stat update)
-        }
+        bool read_outside = outputs.count(name) > 0;
+        for (int j : readers[name])
+          read_outside = read_outside || !group_of.count(j) || group_of[j] != call;
+        if (!read_outside) continue;  // an inner step of the module (or its running-stat update)
         if (!emitted_groups.insert(call).second) {
           throw Unsupported("module call " + call + " produces more than one value");
         }
@@ -439,7 +434,7 @@ Graph import_traced(const json& traced) {
         const OpSchema& schema = *op_for_module_class(text_of(n, "module_class"));
         std::vector<std::string> ins;
         for (int j : members) {
-          for (const std::string& r : parse_call(nodes[j]).refs) {
+          for (const std::string& r : calls[j].refs) {
             if (inside.count(r) || param_target.count(r)) continue;
             if (poisoned.count(r))
               throw Unsupported("its input comes from an unsupported operation");
@@ -449,9 +444,9 @@ Graph import_traced(const json& traced) {
         if (!modules.contains(path))
           throw Unsupported("module '" + path + "' is missing from the traced modules");
         for (int j : members) {
-          Call member = parse_call(nodes[j]);
+          const auto& consts = calls[j].consts;
           for (const char* flag : {"training", "train", "use_input_stats"}) {
-            if (member.consts.count(flag) && member.consts[flag] == false) {
+            if (consts.count(flag) && consts.at(flag) == false) {
               throw Unsupported("module '" + path +
                                 "' runs in eval mode; drtriton graphs are in training mode (the "
                                 "verifier's --eval-mode judges a program after .eval())");
@@ -466,27 +461,22 @@ Graph import_traced(const json& traced) {
         auto it = tuple_calls.find(from);
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
         if (index != 0)
-          throw Unsupported("element " + std::to_string(index) + " of " +
-                            text_of(*it->second, "target") + " (the indices) is not supported");
-        Call inner = parse_call(*it->second);
+          throw Unsupported("element " + std::to_string(index) + " of " + calls[it->second].target +
+                            " (the indices) is not supported");
+        Call inner = calls[it->second];
         m = map_call(inner, type_of);
-      } else if ((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") {
-        tuple_calls[name] = &n;
-        poisoned.erase(name);
-        continue;
-      } else if (c.target.find("_with_indices") != std::string::npos) {
-        tuple_calls[name] = &n;
+      } else if (((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") ||
+                 c.target.find("_with_indices") != std::string::npos) {
+        tuple_calls[name] = i;
         continue;
       } else {
         if (c.target.size() > 1 && c.target.back() == '_' && !c.refs.empty()) {
           // An in-place op (x += y, relu_) is its functional twin as long as nothing reads
           // the overwritten tensor again: later code reads the op's result instead.
-          for (int j = i + 1; j < static_cast<int>(nodes.size()); ++j) {
-            if (!live.count(text_of(nodes[j], "name"))) continue;
-            for (const std::string& r : parse_call(nodes[j]).refs) {
-              if (r == c.refs[0]) {
-                throw Unsupported(c.target + " overwrites " + r + ", which is read again later");
-              }
+          for (int j : readers[c.refs[0]]) {
+            if (j > i && live.count(text_of(nodes[j], "name"))) {
+              throw Unsupported(c.target + " overwrites " + c.refs[0] +
+                                ", which is read again later");
             }
           }
           c.target.pop_back();
