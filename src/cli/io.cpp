@@ -53,8 +53,8 @@ std::string shell_quote(const std::string& s) {
 
 std::string python_executable() {
   if (const char* p = std::getenv("DRTRITON_PYTHON")) return p;
-  fs::path venv = fs::path(DRTRITON_SOURCE_DIR) / ".venv/bin/python";
-  return fs::exists(venv) ? venv.string() : "python3";
+  // The build's choice (CMake's DRTRITON_PYTHON: the project's .venv unless configured).
+  return fs::exists(DRTRITON_PYTHON) ? std::string(DRTRITON_PYTHON) : "python3";
 }
 
 std::string python_path() {

@@ -18,7 +18,8 @@ std::string read_file(const std::string& path);
 void write_output(const std::string& path, const std::string& text);
 bool has_extension(const std::string& path, const char* ext);
 std::string shell_quote(const std::string& s);
-// The Python that has PyTorch: $DRTRITON_PYTHON, else the project's virtual environment.
+// The Python that has PyTorch: $DRTRITON_PYTHON, else the one the build was configured
+// with (the project's virtual environment), else python3.
 std::string python_executable();
 // The folder python/ of this source tree (for PYTHONPATH).
 std::string python_path();
