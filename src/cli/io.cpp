@@ -26,13 +26,17 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text;
     return;
   }
+  write_atomic(path, [&](std::ostream& out) { out << text; });
+}
+
+void write_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   fs::path target(path);
   fs::path tmp = target;
   tmp += ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
     if (!out) throw CliError(path + ": cannot be written");
-    out << text;
+    write(out);
     if (!out.flush()) {
       fs::remove(tmp);
       throw CliError(path + ": write failed");

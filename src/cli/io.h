@@ -2,6 +2,8 @@
 // error type whose message reaches the user, and starting the project's Python.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +18,8 @@ std::string read_file(const std::string& path);
 // Write through a temporary file in the same folder and rename it into place, so a
 // reader never sees half a file and a failure leaves nothing behind. "" or "-": stdout.
 void write_output(const std::string& path, const std::string& text);
+// The same for a file written piece by piece (a large dataset) to a stream.
+void write_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 bool has_extension(const std::string& path, const char* ext);
 std::string shell_quote(const std::string& s);
 // The Python that has PyTorch: $DRTRITON_PYTHON, else the one the build was configured

@@ -67,19 +67,10 @@ struct Progress {
   }
 };
 
-// Write records as JSON lines through a temporary file renamed into place.
 void write_jsonl(const std::string& path, const std::vector<ProgramRecord>& records) {
-  fs::path tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw CliError(path + ": cannot be written");
+  write_atomic(path, [&](std::ostream& out) {
     for (const ProgramRecord& r : records) out << r.to_json().dump() << "\n";
-    if (!out.flush()) {
-      fs::remove(tmp);
-      throw CliError(path + ": write failed");
-    }
-  }
-  fs::rename(tmp, path);
+  });
 }
 
 void write_programs(const std::string& dir, const std::vector<ProgramRecord>& records) {
