@@ -1,9 +1,9 @@
 """Where a worker spends its time per candidate: drives one `python -m drtriton.worker`
 through M distinct small fused-kernel candidates (those of bench/verify_throughput.py),
 passing back the reference timing as the service does, and prints the mean seconds spent
-in each stage, from the times its progress lines arrive.
-The "timed" stage runs under the per-GPU timing lock, so 60 / its mean bounds how many
-candidates one GPU can verify per minute, whatever the number of workers.
+in each stage, as its verdicts report them (verdict.seconds).
+Part of the "timed" stage (lock_held) runs under the per-GPU timing lock, so 60 / its mean
+bounds how many candidates one GPU can verify per minute, whatever the number of workers.
 
     python bench/verify_profile.py [--device cuda:0] [-m 24]
 """
@@ -17,9 +17,18 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from verify_throughput import CANDIDATE, TASK  # noqa: E402
+from verify_throughput import TASK, candidate  # noqa: E402
 
-STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
+def resident_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+KEYS = ["static", "load", "compile", "faithful", "correct", "timed", "lock_wait", "lock_held",
+        "cleanup"]
 
 
 def main():
@@ -33,39 +42,42 @@ def main():
                                "--scratch", scratch], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               env=env, cwd=ROOT)
     print("worker:", worker.stdout.readline().decode().strip()[:160])
-    totals = {s: 0.0 for s in STAGES + ["verdict"]}
-    first = {}
+    seconds, walls, candidate_ms, rss = [], [], [], []
     reference = None
     for i in range(args.count):
-        if i == 1:  # the first request also measures the reference (eager, torch.compile)
-            first, totals = dict(totals), {s: 0.0 for s in STAGES + ["verdict"]}
-        request = {"id": i, "task": TASK, "candidate": CANDIDATE.format(index=i, block=(256, 512, 1024)[i % 3]),
+        request = {"id": i, "task": TASK, "candidate": candidate(i),
                    "options": {"device": "cuda" if args.device.startswith("cuda") else "cpu",
                                "reference": reference}}
+        start = time.monotonic()
         worker.stdin.write((json.dumps(request) + "\n").encode())
         worker.stdin.flush()
-        last_stage, last_time = None, time.monotonic()
         while True:
             msg = json.loads(worker.stdout.readline())
-            now = time.monotonic()
-            if last_stage:
-                totals[last_stage] += now - last_time
             if "verdict" in msg:
-                passed = msg["verdict"]["passed"]
-                reference = msg["verdict"].get("reference_timing") or reference
                 break
-            last_stage, last_time = msg["progress"], now
-        if not passed:
-            print(f"candidate {i} was rejected: {msg['verdict']['reason']}")
+        walls.append(time.monotonic() - start)
+        verdict = msg["verdict"]
+        reference = verdict.get("reference_timing") or reference
+        seconds.append(verdict.get("seconds") or {})
+        rss.append(resident_mib(worker.pid))
+        candidate_ms.append(((verdict.get("timing_ms") or {}).get("candidate") or {}).get("median"))
+        if not verdict["passed"]:
+            print(f"candidate {i} was rejected: {verdict['reason']}")
     worker.stdin.close()
     worker.wait(timeout=60)
     n = max(args.count - 1, 1)
-    print(f"\nseconds by stage: the first candidate (it also times the reference), then the mean "
-          f"of the other {n}, which get the reference timing back")
-    for stage in STAGES:
-        print(f"  {stage:10s} {first.get(stage, 0.0):8.3f} {totals[stage] / n:8.3f}")
-    timed = totals["timed"] / n
-    print(f"  if the whole timed stage held the per-GPU lock: at most {60 / max(timed, 1e-9):.0f} candidates per minute per GPU")
+    print(f"\nseconds by stage (verdict.seconds): the first candidate (it also times the reference), "
+          f"then the mean of the other {n}, which get the reference timing back")
+    for key in KEYS + ["request (wall)"]:
+        values = walls if key == "request (wall)" else [s.get(key, 0.0) for s in seconds]
+        print(f"  {key:16s} {values[0]:8.3f} {sum(values[1:]) / n:8.3f}")
+    medians = sorted(v for v in candidate_ms[1:] if v is not None)
+    if medians:
+        print(f"  candidate's median time, median over candidates: {medians[len(medians) // 2]:.4f} ms")
+    print(f"  worker's resident memory after request 1, {args.count // 2}, {args.count}: "
+          f"{rss[0]:.0f}, {rss[args.count // 2 - 1]:.0f}, {rss[-1]:.0f} MiB")
+    held = sum(s.get("lock_held", 0.0) for s in seconds[1:]) / n
+    print(f"  one GPU's timing lock bounds the service at {60 / max(held, 1e-9):.0f} candidates per minute")
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@ task (cold: each one judged by a worker), then the same M again one by one (cach
 print verified candidates per minute cold and the cache-hit latency (p50/p99; target < 5 ms).
 
 The figure that matters is the H200 one (target: at least 300 verified per minute cold):
-    .venv/bin/python bench/verify_throughput.py --device cuda --gpus 0 --workers-per-gpu 4
-On a machine without a GPU it runs on the CPU (Triton's interpreter), which measures the
+    python3 bench/verify_throughput.py --device cuda --gpus 0 [--workers-per-gpu W]
+(scripts/gpu_throughput.sh builds and runs it on the device machine). On a machine without a GPU it runs on the CPU (Triton's interpreter), which measures the
 service and its protocol, not kernel speed. While python/drtriton/worker.py does not exist,
 or with --fake, it runs tests/eval/fake_worker.py: then only the C++ side is measured.
+It also prints the mean of each verdict's `seconds` (time by stage) and how busy the
+per-GPU timing lock was.
 """
 import argparse
 import http.client
@@ -46,17 +48,18 @@ def get_init_inputs():
     return []
 '''
 
-# One fused kernel; candidates differ in block size and a comment, so none is a cache hit.
+# One fused kernel; candidates differ in block size and in a comment inside the kernel that
+# names the run and the candidate, so none is a verdict-cache hit and Triton compiles every
+# one, even on a machine that ran the benchmark before (its cache key hashes the source).
 CANDIDATE = '''import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
-# candidate {index}
-
 
 @triton.jit
 def fused_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # candidate {index}
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     x = tl.load(x_ptr + offsets, mask=mask)
@@ -74,6 +77,13 @@ class ModelNew(nn.Module):
         fused_kernel[(triton.cdiv(n, {block}),)](x, y, n, BLOCK={block})
         return y
 '''
+
+
+RUN = os.urandom(4).hex()
+
+
+def candidate(index):
+    return CANDIDATE.format(index=f"{RUN}-{index}", block=(256, 512, 1024)[index % 3])
 
 
 def post(conn, path, body):
@@ -95,8 +105,9 @@ def main():
     parser.add_argument("-m", "--count", type=int, default=32, help="candidates (default 32)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--gpus", default="", help="GPU indices for --device cuda, e.g. 0,1")
-    parser.add_argument("--workers-per-gpu", type=int, default=2,
-                        help="workers per GPU, or CPU workers with --device cpu (default 2)")
+    parser.add_argument("--workers-per-gpu", type=int, default=None,
+                        help="workers per GPU, or CPU workers with --device cpu "
+                             "(default: drtriton serve's)")
     parser.add_argument("--fake", action="store_true", help="use tests/eval/fake_worker.py")
     args = parser.parse_args()
     if not os.path.exists(BIN):
@@ -105,8 +116,9 @@ def main():
 
     scratch = tempfile.mkdtemp(prefix="drtriton-bench-")
     command = [BIN, "serve", "--port", "0", "--device", args.device, "--cache",
-               os.path.join(scratch, "verdicts.sqlite"), "--workers-per-gpu",
-               str(args.workers_per_gpu)]
+               os.path.join(scratch, "verdicts.sqlite")]
+    if args.workers_per_gpu:
+        command += ["--workers-per-gpu", str(args.workers_per_gpu)]
     if args.gpus:
         command += ["--gpus", args.gpus]
     if fake:
@@ -120,7 +132,7 @@ def main():
         port = int(line.split("http://127.0.0.1:")[1].split()[0])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
 
-        items = [{"task": TASK, "candidate": CANDIDATE.format(index=i, block=(256, 512, 1024)[i % 3]),
+        items = [{"task": TASK, "candidate": candidate(i),
                   "options": {"device": args.device}} for i in range(args.count)]
         start = time.perf_counter()
         cold = post(conn, "/verify_batch", {"items": items})["verdicts"]
@@ -154,6 +166,19 @@ def main():
     print(f"{'cached: latency p50 (ms)':36s} {percentile(latencies, 0.5) * 1e3:12.2f}")
     print(f"{'cached: latency p99 (ms)':36s} {percentile(latencies, 0.99) * 1e3:12.2f}")
     print(f"{'cached: latency mean (ms)':36s} {statistics.mean(latencies) * 1e3:12.2f}")
+    # Where the workers' time went (verdict.seconds, mean over the cold verdicts), and how
+    # busy the per-GPU timing lock was: the share of the wall time some worker held it.
+    seconds = [v.get("seconds") or {} for v in cold]
+    for key in ("static", "load", "compile", "faithful", "correct", "timed", "lock_wait",
+                "lock_held", "cleanup"):
+        values = [s[key] for s in seconds if key in s]
+        if values:
+            print(f"{'cold: mean seconds, ' + key:36s} {statistics.mean(values):12.3f}")
+    held = sum(s.get("lock_held", 0.0) for s in seconds)
+    print(f"{'cold: timing lock busy (share)':36s} {held / cold_s:12.2f}")
+    medians = [v["timing_ms"]["candidate"]["median"] for v in cold if v["passed"]]
+    if medians:
+        print(f"{'cold: candidate median time (ms)':36s} {statistics.median(medians):12.4f}")
     if args.device == "cpu":
         print("(CPU figures: the service and protocol on this machine; the figure that matters "
               "is the H200 one)")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Verified candidates per minute through `drtriton serve`, cold and cached: see
-# bench/verify_throughput.py (on the GPU machine: --device cuda --gpus 0 --workers-per-gpu 4).
+# bench/verify_throughput.py (on the GPU machine: bash scripts/gpu_throughput.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/python bench/verify_throughput.py "$@"

@@ -29,6 +29,7 @@ Protocol (the contract with src/eval/worker_process.cpp):
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -188,6 +189,8 @@ def serve(args):
         return lambda stage: protocol.send({"id": request_id, "progress": stage})
 
     ctx = judge_mod.Context(device, device_name, versions, guard, tamper, None)
+    gc.collect()
+    gc.freeze()  # start-up's objects (torch, triton) are never garbage: see judge()
     protocol.send({"ready": True, "device": device_name, "versions": versions})
 
     for line in protocol.inp:

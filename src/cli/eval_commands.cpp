@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -204,7 +205,7 @@ void run_verify(const VerifyArgs& a) {
 
 struct ServeArgs {
   std::string host = "127.0.0.1", device, cache, gpus, worker_command;
-  int port = -1, workers_per_gpu = 1;
+  int port = -1, workers_per_gpu = 0;  // 0: chosen by serve_devices
   double compile_timeout = 120, run_timeout = 300;
 };
 
@@ -228,8 +229,15 @@ std::vector<std::string> serve_devices(const ServeArgs& a) {
       throw CliError("--device cuda: nvidia-smi -L lists no GPU on this machine");
     }
   }
+  // Eight workers keep one H200's timing lock busy 87% of the time on small kernels
+  // (docs/results/verify_throughput_h200.md); fewer when there are fewer cores to feed them.
+  int per_gpu = a.workers_per_gpu;
+  if (per_gpu == 0) {
+    int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    per_gpu = gpus.empty() ? 1 : std::clamp(cores / static_cast<int>(gpus.size()), 1, 8);
+  }
   std::vector<std::string> devices;
-  for (int k = 0; k < a.workers_per_gpu; ++k) {
+  for (int k = 0; k < per_gpu; ++k) {
     if (gpus.empty()) devices.push_back("cpu");
     for (int g : gpus) devices.push_back("cuda:" + std::to_string(g));
   }
@@ -320,7 +328,8 @@ void add_eval_commands(CLI::App& app) {
   serve->add_option("--gpus", s->gpus, "GPU indices, e.g. 0,1 (default: every GPU listed)");
   serve
       ->add_option("--workers-per-gpu", s->workers_per_gpu,
-                   "Workers per GPU (with --device cpu: the number of CPU workers)")
+                   "Workers per GPU (default: 8, fewer when there are fewer CPU cores per GPU; "
+                   "with --device cpu: the number of CPU workers, default 1)")
       ->check(CLI::Range(1, 256));
   serve->add_option("--device", s->device, "cpu or cuda (default: cuda if nvidia-smi lists a GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));

@@ -1,9 +1,12 @@
 #include "eval/worker_pool.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "eval/verdict.h"
 
@@ -47,6 +50,14 @@ int stage_index(const std::string& stage) {
 
 WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
   if (config_.devices.empty()) throw std::runtime_error("a worker pool needs at least one worker");
+  // Each worker's CPU thread pools get their share of the cores: N workers with a thread per
+  // core each oversubscribe the machine N times (on a 16-core H200 host, 8 workers of 16
+  // OpenMP threads verified 237 candidates a minute, against 556 with 2 threads each).
+  if (!std::getenv("OMP_NUM_THREADS") && !config_.env.count("OMP_NUM_THREADS")) {
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    size_t share = std::max<size_t>(1, cores / config_.devices.size());
+    config_.env["OMP_NUM_THREADS"] = std::to_string(share);
+  }
   for (size_t i = 0; i < config_.devices.size(); ++i) {
     auto slot = std::make_unique<Slot>();
     WorkerSpec spec{config_.command, config_.env, config_.devices[i],

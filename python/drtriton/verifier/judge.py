@@ -82,6 +82,7 @@ def new_verdict(ctx, options):
         "mode": {"strict": bool(options.get("strict")), "eval_mode": bool(options.get("eval_mode")),
                  "judged": "train"},
         "detail": None,
+        "seconds": {},
     }
 
 
@@ -458,7 +459,11 @@ class _Judgement:
             return self.cand_model(*t_inputs)
 
         lock = timing.gpu_lock(self.device.index or 0) if self.device.type == "cuda" else _nullcontext()
+        seconds = self.v["seconds"]
+        t_wait = time.perf_counter()
         with torch.no_grad(), lock:
+            t_held = time.perf_counter()
+            seconds["lock_wait"] = t_held - t_wait
             if reference is None:
                 eager_stats, _ = self.ctx.timer.bench(eager_fn)
                 compile_stats = self.ctx.timer.bench(compiled_fn)[0] if compiled_fn else None
@@ -483,6 +488,7 @@ class _Judgement:
                             cand_fn, set(self.keys.values()))
                 except Exception as e:  # an extra, never a reason to fail
                     print(f"drtriton worker: own_kernel_share failed: {describe(e)}", file=sys.stderr)
+            seconds["lock_held"] = time.perf_counter() - t_held
         self.check_tamper("timed")
         self.v["reference_timing"] = reference
         eager0, truth0 = self.reference0
@@ -594,9 +600,14 @@ def judge(ctx, task_src, cand_src, options, workdir):
     verdict = new_verdict(ctx, options)
     ctx.tamper.begin_request()
     j = _Judgement(ctx, task_src, cand_src, options, workdir, verdict)
+    seconds = verdict["seconds"]  # wall time by stage: where a worker's time goes
     try:
         for stage, run in zip(STAGES, (j.static, j.load, j.compile_stage, j.faithful, j.correct, j.timed)):
-            run()
+            t0 = time.perf_counter()
+            try:
+                run()
+            finally:
+                seconds[stage] = time.perf_counter() - t0
             verdict["stage"] = stage
         verdict["passed"] = True
     except Reject as r:
@@ -612,6 +623,7 @@ def judge(ctx, task_src, cand_src, options, workdir):
         verdict["detail"] = traceback.format_exc(limit=-12)
         j.flag("verifier_error")
     finally:
+        t_cleanup = time.perf_counter()
         changed = ctx.tamper.restore()
         if changed and verdict["passed"]:
             verdict["passed"] = False
@@ -629,6 +641,14 @@ def judge(ctx, task_src, cand_src, options, workdir):
             verdict["reward"]["speed"] = max(-2.0, min(2.0, math.log(t_eager / t_cand)))
     del j
     gc.collect()
+    # What survives a request's collection is the worker's own (imports, inductor's caches):
+    # frozen, it is no longer scanned, so the next collection looks only at what the next
+    # request made (a full one takes 0.2 s once torch.compile has loaded inductor). Frozen
+    # objects are still freed by reference counting; only cycles among them would stay.
+    gc.freeze()
     if ctx.device.type == "cuda" and not ctx.cuda_poisoned:
         torch.cuda.empty_cache()
+    seconds["cleanup"] = time.perf_counter() - t_cleanup
+    for key in seconds:
+        seconds[key] = round(seconds[key], 4)
     return verdict
