@@ -18,7 +18,7 @@ DEMO_IR := examples/conv_relu_scale.ir
 help:
 	@echo "make setup   install Debian packages and .venv if missing, configure and build build/"
 	@echo "make build   rebuild the C++ (cmake --build build)"
-	@echo "make demo    IR -> PyTorch -> IR, a synthetic program, a verified Triton candidate"
+	@echo "make demo    drtriton convert on a bundled example (verified on the CPU), IR round trip, synth"
 	@echo "make test    C++ tests (ctest) and Python tests (pytest)"
 	@echo "make bench   run every bench/*.sh"
 	@echo "make format  clang-format the C++ in src/ and tests/"
@@ -31,24 +31,20 @@ build:
 	@if [ -f build/build.ninja ]; then cmake --build build; else bash scripts/setup.sh; fi
 
 demo: setup
+	@echo "===== drtriton convert: the built-in compiler on examples/conv_block.py, verified on the CPU (Triton's interpreter) ====="
+	$(CLI) convert examples/conv_block.py -o build/conv_block_triton.py --verify
+	@echo
+	@echo "===== build/conv_block_triton.py (the solution: ModelNew on Triton kernels) ====="
+	@cat build/conv_block_triton.py
+	@echo
+	@echo "===== drtriton emit / import: IR -> PyTorch -> IR ====="
 	$(CLI) emit $(DEMO_IR) -o build/demo_model.py
 	$(CLI) import build/demo_model.py -o build/demo_roundtrip.ir
-	@echo
-	@echo "===== $(DEMO_IR) (input) ====="
-	@cat $(DEMO_IR)
-	@echo
-	@echo "===== build/demo_model.py (drtriton emit) ====="
-	@cat build/demo_model.py
-	@echo
-	@echo "===== build/demo_roundtrip.ir (drtriton import of the program above) ====="
 	@cat build/demo_roundtrip.ir
 	@echo
 	@echo "===== drtriton synth: a synthetic program of difficulty 3 (CSP-DAG) ====="
 	$(CLI) synth --count 3 --difficulty 3 --seed 7 --out build/demo_synth.jsonl --emit-dir build/demo_synth
 	@cat build/demo_synth/p000000.py
-	@echo
-	@echo "===== drtriton verify: an honest Triton candidate, judged on the CPU (Triton's interpreter) ====="
-	$(CLI) verify tests/eval/candidates/tasks/relu_scale.py tests/eval/candidates/honest_relu_scale.py --device cpu
 
 # Both tiers run even when the first fails, so one run shows every failure.
 test: setup

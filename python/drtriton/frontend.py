@@ -7,11 +7,12 @@ aten targets with every schema argument, shapes and dtypes, the module each node
 came from and the user's source line. All mapping rules onto drtriton's operator
 table live on the C++ side (``drtriton import``).
 
-    python -m drtriton.frontend FILE.py [-o OUT.json]
-    trace_file(path) -> dict
+    python -m drtriton.frontend FILE.py [-o OUT.json] [--dynamic]
+    trace_file(path, dynamic=False) -> dict
 
 Format ``drtriton.traced/1`` (one JSON object):
   format, source (path as given), torch_version;
+  init_signature  "a, b=2" | null                  Model.__init__'s parameters after self
   inputs          [{name, dtype, shape}]           tensor user inputs, in order
   constant_inputs [{name, value}]                  non-tensor forward args (export burns
                                                    their values into the nodes)
@@ -27,9 +28,43 @@ Format ``drtriton.traced/1`` (one JSON object):
                     line: "file.py:N", code}]
   outputs         [{ref} | {value}]                user outputs
   mutations       [{ref, target, kind: buffer|parameter|user_input, arg?}]
+  dynamic         true when the sym_shape fields below are present; false without
+                  --dynamic or when the dynamic export failed
+  dynamic_error   one line saying why it failed (only with --dynamic)
 Values: a node is {"ref": name}; non-finite floats {"float": "inf"|"-inf"|"nan"};
 torch.dtype its name ("float16"); devices, layouts, memory formats str(); a
 data-dependent size {"sym": "u0"}; dtype/shape fields use f32 f16 bf16 f64 i64 i32 bool.
+
+Symbolic shapes (--dynamic). Everything above comes from the static export and does not
+change. A second export marks every dim of every tensor input dynamic (Dim.AUTO); where
+it lines up with the static one (same tensor-valued nodes in the same order, same targets
+and arguments, after dropping its size computations and the slices that keep their whole
+input), each entry with a dtype+shape for a user input or a node (for tuple-valued nodes,
+each tensor entry of outputs) also gets
+  sym_shape       [str, ...]  one Python expression per dim over the input sizes: "3",
+                  "s77", "(s53//2)", "8*((s0//2))*((s53//2))", "s21 - (Mod(s21, 4))"
+Parameters keep their static shapes. An input dim is a bare symbol, or an int where the
+program forces the size (a Linear's in_features, a batch of 1, a hard-coded view); one
+symbol may stand for dims of several inputs (a residual add). Each string is str() of a
+torch SymInt: sympy's printer with torch's functions, so FloorDiv prints as "(a//b)" and
+the others as calls. Code that evaluates them must define, with integer arguments:
+  Mod(a, b), PythonMod(a, b)            a % b (Mod's arguments are non-negative)
+  CeilDiv(a, b)                         -(-a // b)
+  ModularIndexing(a, b, c)              (a // b) % c
+  CeilToInt, FloorToInt, TruncToInt, RoundToInt(x)   math.ceil/floor/trunc, round
+  ToFloat(x), TruncToFloat(x)           float(x), float(math.trunc(x))
+  IntTrueDiv(a, b), FloatTrueDiv(a, b)  a / b
+  PowByNatural(a, b), FloatPow(a, b)    a ** b
+  Max(a, ...), Min(a, ...)              max, min
+  floor(x), ceiling(x)                  math.floor, math.ceil (sympy's own)
+  Where(c, a, b), LShift, RShift, RoundDecimal, OpaqueUnaryFn_<math fn>  (not seen)
+Seen in practice: no function at all for conv, conv_transpose, max/avg pooling (also
+ceil_mode), adaptive pooling, view/flatten/reshape, cat, stack, transpose/permute,
+reductions with keepdim, pad, pixel_shuffle, every operator of tests/ir/op_cases;
+TruncToInt and ToFloat for interpolate with a non-integer scale_factor; Mod for
+x[:, :n - n % 4]; PythonMod for F.pad(x, (0, -n % 4)). Sympy may also print a rational
+coefficient as "s0/2" inside floor() and the like: evaluated with Python's /, exact for
+sizes below 2**53.
 """
 
 from __future__ import annotations
@@ -435,7 +470,188 @@ def _export(path, abspath, mod):
     except Exception as e:
         raise FrontendError(f"{path}: export failed{_where(e, abspath, path)}: "
                             f"{_first_line(e)}") from None
-    return model, ep
+    return model, inputs, ep
+
+
+# --------------------------------------------------------------------------- symbolic shapes
+
+class _SymMismatch(Exception):
+    """The dynamic export does not line up with the static one."""
+
+
+def _export_dynamic(model, inputs):
+    """The same export with every dim of every tensor input dynamic (``Dim.AUTO``): dims
+    the program forces (a Linear's in_features, a batch of 1) come back as ints, the rest
+    as SymInts over the input sizes."""
+    import torch
+    import torch.utils._pytree as pytree
+    from torch.export import Dim, ShapesCollection
+
+    shapes = ShapesCollection()
+    for t in pytree.tree_leaves(inputs):
+        if isinstance(t, torch.Tensor):
+            shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
+    with torch.device("meta"), torch.no_grad(), _force_meta_mode():
+        return torch.export.export(model, inputs, dynamic_shapes=shapes)
+
+
+def _sym_dims(static_val, dynamic_val) -> list[str]:
+    """str() of each dim of the dynamic tensor, checked against the static tensor: ranks
+    agree, and each dim, evaluated at the traced sizes, is the static dim."""
+    import torch
+
+    if (not isinstance(static_val, torch.Tensor) or not isinstance(dynamic_val, torch.Tensor)
+            or static_val.dim() != dynamic_val.dim()):
+        raise _SymMismatch("a tensor's rank differs")
+    dims = []
+    for s, d in zip(static_val.shape, dynamic_val.shape):
+        if isinstance(d, torch.SymInt):
+            hint = d.node.hint if d.node.has_hint() else None
+        else:
+            hint = int(d)
+        if hint is not None and not isinstance(s, torch.SymInt) and int(s) != hint:
+            raise _SymMismatch(f"a dim is {int(s)} statically but {d} = {hint} dynamically")
+        dims.append(str(d))
+    return dims
+
+
+def _tensor_valued(node) -> bool:
+    import torch
+
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        return True
+    return isinstance(val, (tuple, list)) and any(isinstance(x, torch.Tensor) for x in val)
+
+
+def _args_agree(s, d, static_of: dict) -> bool:
+    """Do static node `s` and dynamic node `d` take the same arguments? A tensor argument
+    must be the paired node; where the dynamic graph passes a size it computes (a
+    SymInt-valued node), the static graph has the traced int."""
+    import torch.fx
+
+    def agree(a, b):
+        if isinstance(b, torch.fx.Node):
+            if not _tensor_valued(b):
+                return not (isinstance(a, torch.fx.Node) and _tensor_valued(a))
+            return isinstance(a, torch.fx.Node) and static_of.get(b.name) == a.name
+        if isinstance(a, torch.fx.Node):
+            return False
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(map(agree, a, b))
+        return a == b or (a != a and b != b)  # NaN arguments agree
+
+    return (len(s.args) == len(d.args) and all(map(agree, s.args, d.args))
+            and s.kwargs.keys() == d.kwargs.keys()
+            and all(agree(s.kwargs[k], d.kwargs[k]) for k in s.kwargs))
+
+
+def _is_noop_slice(d) -> bool:
+    """A slice that keeps its whole input (the ``:`` in ``x[:, :10]``). The static export
+    drops it, since the size is known; the dynamic one keeps it."""
+    import torch
+    import torch.fx
+
+    if d.target is not torch.ops.aten.slice.Tensor or not d.args:
+        return False
+    src = d.args[0]
+    if not isinstance(src, torch.fx.Node) or not isinstance(src.meta.get("val"), torch.Tensor):
+        return False
+    return [str(x) for x in d.meta["val"].shape] == [str(x) for x in src.meta["val"].shape]
+
+
+def _sym_shapes(static_ep, dynamic_ep) -> dict:
+    """{name: sym_shape} for the static graph's tensor user inputs and tensor-valued nodes
+    (for a tuple-valued node, a list with one sym_shape or None per element).
+
+    The dynamic graph has extra nodes that compute sizes (aten.sym_size.int, operator.mul
+    on SymInts) and the slices that keep their whole input; without them, the two graphs
+    must pair up node for node, in order, with identical targets and arguments."""
+    import torch
+    from torch.export.graph_signature import InputKind
+
+    def placeholders(ep):
+        return [n for n in ep.graph.nodes if n.op == "placeholder"]
+
+    def calls(ep):
+        return [n for n in ep.graph.nodes
+                if n.op in ("call_function", "get_attr") and _tensor_valued(n)]
+
+    def shapes(s, d):
+        sv, dv = s.meta["val"], d.meta["val"]
+        if isinstance(sv, torch.Tensor):
+            return _sym_dims(sv, dv)
+        if not isinstance(dv, (tuple, list)) or len(sv) != len(dv):
+            raise _SymMismatch(f"{s.name}: the outputs differ")
+        return [_sym_dims(a, b) if isinstance(a, torch.Tensor) else None for a, b in zip(sv, dv)]
+
+    user = {getattr(spec.arg, "name", None) for spec in static_ep.graph_signature.input_specs
+            if spec.kind == InputKind.USER_INPUT}
+    static_of = {}  # dynamic node name -> the static node it pairs with
+    sym = {}
+    s_in, d_in = placeholders(static_ep), placeholders(dynamic_ep)
+    if len(s_in) != len(d_in):
+        raise _SymMismatch(f"{len(s_in)} placeholders statically, {len(d_in)} dynamically")
+    for s, d in zip(s_in, d_in):
+        static_of[d.name] = s.name
+        if s.name in user and isinstance(s.meta.get("val"), torch.Tensor):
+            sym[s.name] = shapes(s, d)
+
+    s_calls, d_calls = calls(static_ep), calls(dynamic_ep)
+    i = 0
+    for d in d_calls:
+        s = s_calls[i] if i < len(s_calls) else None
+        if (s is not None and s.op == d.op and s.target == d.target
+                and _args_agree(s, d, static_of)):
+            static_of[d.name] = s.name
+            sym[s.name] = shapes(s, d)
+            i += 1
+        elif _is_noop_slice(d) and d.args[0].name in static_of:
+            static_of[d.name] = static_of[d.args[0].name]
+        else:
+            nxt = f"{s.name} ({s.target})" if s is not None else "nothing"
+            raise _SymMismatch(f"{d.name} ({d.target}) has no static counterpart; "
+                               f"next static node: {nxt}")
+    if i != len(s_calls):
+        raise _SymMismatch(f"{s_calls[i].name} ({s_calls[i].target}) has no dynamic counterpart")
+    return sym
+
+
+def _with_sym_shape(entry: dict, dims: list[str]) -> dict:
+    """The entry with sym_shape right after its shape."""
+    out = {}
+    for k, v in entry.items():
+        out[k] = v
+        if k == "shape":
+            out["sym_shape"] = dims
+    return out
+
+
+def _annotate(doc: dict, model, inputs, static_ep) -> None:
+    """Add the sym_shape fields to a built document and set ``dynamic``; on any failure,
+    leave them all out and say why in ``dynamic_error``. The static fields are built
+    before the second export runs, so nothing it does to the model can change them."""
+    try:
+        dynamic_ep = _export_dynamic(model, inputs)
+        sym = _sym_shapes(static_ep, dynamic_ep)
+    except _SymMismatch as e:
+        doc["dynamic_error"] = f"dynamic export does not line up with the static one: {e}"
+        return
+    except Exception as e:
+        doc["dynamic_error"] = f"dynamic export failed: {_first_line(e)}"
+        return
+    doc["inputs"] = [_with_sym_shape(e, sym[e["name"]]) if e["name"] in sym else e
+                     for e in doc["inputs"]]
+    for i, n in enumerate(doc["nodes"]):
+        dims = sym.get(n["name"])
+        if dims is None:
+            continue
+        if "shape" in n:
+            doc["nodes"][i] = _with_sym_shape(n, dims)
+        elif "outputs" in n:
+            n["outputs"] = [_with_sym_shape(out, d) if d is not None and out else out
+                            for out, d in zip(n["outputs"], dims)]
+    doc["dynamic"] = True
 
 
 def _build(path: str, abspath: str, model, ep) -> dict:
@@ -567,6 +783,7 @@ def _build(path: str, abspath: str, model, ep) -> dict:
         "nodes": nodes,
         "outputs": outputs,
         "mutations": mutations,
+        "dynamic": False,  # _annotate sets it
     }
 
 
@@ -606,9 +823,25 @@ def _stderr_to_void():
         os.close(devnull)
 
 
-def trace_file(path: str) -> dict:
+def _init_signature(abspath: str) -> str | None:
+    """Model.__init__'s parameters after self, as source ("in_f, out_f=10, *args"): a
+    solution's ModelNew must declare the same ones (the verifier's static rule, reused)."""
+    import ast
+    from drtriton.verifier.static_checks import _init_signature as signature_of
+    with open(abspath, encoding="utf-8") as f:
+        init = signature_of(ast.parse(f.read()), "Model")
+    if init is None:
+        return None
+    text = init.describe("Model")  # "Model.__init__(self, a, b=2)"
+    inner = text[text.index("(") + 1:-1]
+    return inner[len("self"):].lstrip(", ")
+
+
+def trace_file(path: str, dynamic: bool = False) -> dict:
     """Trace a KernelBench-format file; return the ``drtriton.traced/1`` dict.
 
+    With ``dynamic``, a second export with dynamic input sizes adds ``sym_shape`` to the
+    inputs and nodes (see the module docstring); a failure there never fails the trace.
     Raises FrontendError (one line, ``"path: what is wrong"``) on any failure.
     """
     path = os.fspath(path)
@@ -624,8 +857,12 @@ def trace_file(path: str) -> dict:
         old = sys.modules.get(PROGRAM_MODULE)
         sys.modules[PROGRAM_MODULE] = mod
         try:
-            model, ep = _export(path, abspath, mod)
-            return _build(path, abspath, model, ep)
+            model, inputs, ep = _export(path, abspath, mod)
+            doc = _build(path, abspath, model, ep)
+            doc["init_signature"] = _init_signature(abspath)
+            if dynamic:
+                _annotate(doc, model, inputs, ep)
+            return doc
         finally:
             if old is None:
                 sys.modules.pop(PROGRAM_MODULE, None)
@@ -657,10 +894,13 @@ def main(argv=None) -> int:
                                              "into drtriton's traced-graph JSON.")
     ap.add_argument("file", help="KernelBench-format Python file")
     ap.add_argument("-o", "--output", help="output JSON file (default: stdout)")
+    ap.add_argument("--dynamic", action="store_true",
+                    help="export again with dynamic input sizes and add each value's "
+                         "symbolic shape (sym_shape)")
     args = ap.parse_args(argv)
     try:
         with _stderr_to_void():
-            doc = trace_file(args.file)
+            doc = trace_file(args.file, dynamic=args.dynamic)
         text = to_json(doc)
         if args.output and args.output != "-":
             try:

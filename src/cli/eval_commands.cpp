@@ -105,71 +105,6 @@ bool is_empty(const json& v) {
   return v.is_null() || ((v.is_array() || v.is_object()) && v.empty());
 }
 
-// The verdict as a table a person reads: every field that says something gets a row.
-void print_verdict(const json& v) {
-  bool passed = v.value("passed", false);
-  auto text = [&](const char* key) {
-    return v.contains(key) && v[key].is_string() ? v[key].get<std::string>() : std::string();
-  };
-  print_row("verdict", passed ? "PASSED" : "REJECTED");
-  std::string stage = text("stage").empty() ? "none" : text("stage");
-  std::string failed = text("failed_stage");
-  print_row("stage", stage + " passed" + (failed.empty() ? "" : ", failed during " + failed));
-  if (!passed && v.contains("reason")) print_row("reason", compact(v["reason"]));
-  for (const char* key : {"device", "mode"}) {
-    if (v.contains(key) && !is_empty(v[key])) print_row(key, compact(v[key]));
-  }
-  if (v.contains("checks") && v["checks"].is_object()) {
-    std::string name = "checks";
-    for (const auto& [key, value] : v["checks"].items()) {
-      if (is_empty(value)) continue;
-      print_row(name, key + ": " + compact(value));
-      name = "";
-    }
-  }
-  if (v.contains("err") && v["err"].is_array() && !v["err"].empty()) {
-    std::printf("%-16s %-4s %-11s %-11s %-11s\n", "err", "set", "candidate", "eager", "bound");
-    size_t i = 0;
-    for (const json& e : v["err"]) {
-      std::string extra;
-      if (e.is_object()) {
-        for (const auto& [key, value] : e.items()) {
-          if (key != "candidate" && key != "eager" && key != "bound") {
-            extra += " " + key + "=" + compact(value);
-          }
-        }
-      }
-      auto field = [&](const char* k) { return e.is_object() ? number(e.value(k, json())) : "-"; };
-      std::printf("%-16s %-4zu %-11s %-11s %-11s%s\n", "", i++, field("candidate").c_str(),
-                  field("eager").c_str(), field("bound").c_str(), extra.c_str());
-    }
-  }
-  if (v.contains("timing_ms") && v["timing_ms"].is_object()) {
-    for (const char* which : {"eager", "compile", "candidate"}) {
-      const json& t = v["timing_ms"].value(which, json());
-      if (!t.is_object()) continue;
-      print_row(std::string("time ") + which, number(t.value("median", json())) + " ms (iqr " +
-                                                  number(t.value("iqr", json())) + ")");
-    }
-  }
-  for (const char* key : {"speedup_eager", "speedup_compile", "own_kernel_share"}) {
-    if (v.contains(key) && !v[key].is_null()) print_row(key, number(v[key], "%.3g"));
-  }
-  if (v.contains("flags") && v["flags"].is_array() && !v["flags"].empty()) {
-    std::string flags;
-    for (const json& f : v["flags"]) flags += (flags.empty() ? "" : ", ") + compact(f);
-    print_row("flags", flags);
-  }
-  if (v.contains("reward") && v["reward"].is_object()) {
-    print_row("reward", "correct " + number(v["reward"].value("correct", json())) + ", speed " +
-                            number(v["reward"].value("speed", json())));
-  }
-  if (v.contains("worker_log") && !passed) {
-    std::printf("worker log (end):\n%s\n", v["worker_log"].get<std::string>().c_str());
-  }
-  print_row("cached", v.value("cached", false) ? "yes" : "no");
-}
-
 struct VerifyArgs {
   std::string task, candidate, device, cache, worker_command;
   bool strict = false, eval_mode = false, json = false;
@@ -182,25 +117,8 @@ void run_verify(const VerifyArgs& a) {
   request.candidate = read_file(a.candidate);
   request.options.strict = a.strict;
   request.options.eval_mode = a.eval_mode;
-  request.options.device = a.device.empty() ? (list_gpus().empty() ? "cpu" : "cuda") : a.device;
-
-  PoolConfig config = worker_config(a.worker_command);
-  config.devices = {request.options.device == "cuda" ? "cuda:0" : "cpu"};
-  config.run_timeout_s = a.timeout;
-  config.compile_timeout_s = std::min(config.compile_timeout_s, a.timeout);
-  std::unique_ptr<VerdictCache> cache = open_cache(a.cache);
-  WorkerPool pool(config);
-  Verifier verifier(pool, cache.get());
-  json verdict = verifier.verify(request);
-  if (a.json) {
-    std::cout << verdict.dump(2) << "\n";
-  } else {
-    print_verdict(verdict);
-  }
-  std::cout.flush();
-  if (!verdict.value("passed", false)) {
-    throw CliError(a.candidate + ": rejected: " + verdict.value("reason", std::string("?")));
-  }
+  request.options.device = a.device;
+  report_verdict(verify_once(request, a.cache, a.worker_command, a.timeout), a.json, a.candidate);
 }
 
 struct ServeArgs {
@@ -296,6 +214,96 @@ void run_serve(const ServeArgs& a) {
 }
 
 }  // namespace
+
+// The verdict as a table a person reads: every field that says something gets a row.
+void print_verdict(const json& v) {
+  bool passed = v.value("passed", false);
+  auto text = [&](const char* key) {
+    return v.contains(key) && v[key].is_string() ? v[key].get<std::string>() : std::string();
+  };
+  print_row("verdict", passed ? "PASSED" : "REJECTED");
+  std::string stage = text("stage").empty() ? "none" : text("stage");
+  std::string failed = text("failed_stage");
+  print_row("stage", stage + " passed" + (failed.empty() ? "" : ", failed during " + failed));
+  if (!passed && v.contains("reason")) print_row("reason", compact(v["reason"]));
+  for (const char* key : {"device", "mode"}) {
+    if (v.contains(key) && !is_empty(v[key])) print_row(key, compact(v[key]));
+  }
+  if (v.contains("checks") && v["checks"].is_object()) {
+    std::string name = "checks";
+    for (const auto& [key, value] : v["checks"].items()) {
+      if (is_empty(value)) continue;
+      print_row(name, key + ": " + compact(value));
+      name = "";
+    }
+  }
+  if (v.contains("err") && v["err"].is_array() && !v["err"].empty()) {
+    std::printf("%-16s %-4s %-11s %-11s %-11s\n", "err", "set", "candidate", "eager", "bound");
+    size_t i = 0;
+    for (const json& e : v["err"]) {
+      std::string extra;
+      if (e.is_object()) {
+        for (const auto& [key, value] : e.items()) {
+          if (key != "candidate" && key != "eager" && key != "bound") {
+            extra += " " + key + "=" + compact(value);
+          }
+        }
+      }
+      auto field = [&](const char* k) { return e.is_object() ? number(e.value(k, json())) : "-"; };
+      std::printf("%-16s %-4zu %-11s %-11s %-11s%s\n", "", i++, field("candidate").c_str(),
+                  field("eager").c_str(), field("bound").c_str(), extra.c_str());
+    }
+  }
+  if (v.contains("timing_ms") && v["timing_ms"].is_object()) {
+    for (const char* which : {"eager", "compile", "candidate"}) {
+      const json& t = v["timing_ms"].value(which, json());
+      if (!t.is_object()) continue;
+      print_row(std::string("time ") + which, number(t.value("median", json())) + " ms (iqr " +
+                                                  number(t.value("iqr", json())) + ")");
+    }
+  }
+  for (const char* key : {"speedup_eager", "speedup_compile", "own_kernel_share"}) {
+    if (v.contains(key) && !v[key].is_null()) print_row(key, number(v[key], "%.3g"));
+  }
+  if (v.contains("flags") && v["flags"].is_array() && !v["flags"].empty()) {
+    std::string flags;
+    for (const json& f : v["flags"]) flags += (flags.empty() ? "" : ", ") + compact(f);
+    print_row("flags", flags);
+  }
+  if (v.contains("reward") && v["reward"].is_object()) {
+    print_row("reward", "correct " + number(v["reward"].value("correct", json())) + ", speed " +
+                            number(v["reward"].value("speed", json())));
+  }
+  if (v.contains("worker_log") && !passed) {
+    std::printf("worker log (end):\n%s\n", v["worker_log"].get<std::string>().c_str());
+  }
+  print_row("cached", v.value("cached", false) ? "yes" : "no");
+}
+
+void report_verdict(const json& verdict, bool as_json, const std::string& candidate) {
+  if (as_json) {
+    std::cout << verdict.dump(2) << "\n";
+  } else {
+    print_verdict(verdict);
+  }
+  std::cout.flush();
+  if (!verdict.value("passed", false)) {
+    throw CliError(candidate + ": rejected: " + verdict.value("reason", std::string("?")));
+  }
+}
+
+json verify_once(VerifyRequest request, const std::string& cache_path,
+                 const std::string& worker_command, double timeout_s) {
+  if (request.options.device.empty()) request.options.device = list_gpus().empty() ? "cpu" : "cuda";
+  PoolConfig config = worker_config(worker_command);
+  config.devices = {request.options.device == "cuda" ? "cuda:0" : "cpu"};
+  config.run_timeout_s = timeout_s;
+  config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
+  std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
+  WorkerPool pool(config);
+  Verifier verifier(pool, cache.get());
+  return verifier.verify(request);
+}
 
 void add_eval_commands(CLI::App& app) {
   auto v = std::make_shared<VerifyArgs>();

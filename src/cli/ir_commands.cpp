@@ -43,8 +43,8 @@ json trace_program(const std::string& path) {
   fs::path out = dir / "traced.json", err = dir / "stderr.txt";
   std::string cmd =
       "PYTHONPATH=" + shell_quote((fs::path(DRTRITON_SOURCE_DIR) / "python").string()) + " " +
-      shell_quote(python_executable()) + " -m drtriton.frontend " + shell_quote(path) + " -o " +
-      shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+      shell_quote(python_executable()) + " -m drtriton.frontend --dynamic " + shell_quote(path) +
+      " -o " + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   int status = std::system(cmd.c_str());
   std::string message;
   if (fs::exists(err)) message = read_file(err.string());
@@ -77,6 +77,21 @@ void print_ops_table() {
   std::printf("%zu operators\n", all_op_schemas().size());
 }
 
+// "# sym %x: [s77, 3, (s53//2)]" for each value with a symbolic shape. Comment lines, so
+// that the output still parses as IR.
+std::string format_sym_shapes(const Graph& g) {
+  std::string out;
+  for (const Value& v : g.values()) {
+    if (v.sym_shape.empty()) continue;
+    out += "# sym %" + v.name + ": [";
+    for (size_t i = 0; i < v.sym_shape.size(); ++i) out += (i ? ", " : "") + v.sym_shape[i];
+    out += "]\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 json load_traced(const std::string& path) {
   if (!has_extension(path, ".py") && !has_extension(path, ".json")) {
     throw CliError(path + ": expected a Python program (.py) or a traced graph (.json)");
@@ -87,8 +102,6 @@ json load_traced(const std::string& path) {
   if (traced.is_discarded()) throw CliError(path + ": not valid JSON");
   return traced;
 }
-
-}  // namespace
 
 void add_ir_commands(CLI::App& app) {
   auto* ops = app.add_subcommand("ops", "List the operator table");
@@ -105,6 +118,7 @@ void add_ir_commands(CLI::App& app) {
   struct InOut {
     std::string in, out;
     bool json = false;
+    bool sym = false;
   };
   auto emit_args = std::make_shared<InOut>();
   auto* emit = app.add_subcommand("emit", "Write a graph as a KernelBench-format PyTorch program");
@@ -124,9 +138,17 @@ void add_ir_commands(CLI::App& app) {
   import->add_option("-o,--output", import_args->out,
                      "Output graph: .ir text, .json (default: stdout)");
   import->add_flag("--json", import_args->json, "Write the JSON form");
+  import->add_flag("--sym", import_args->sym,
+                   "After the IR text, list each value's shape over the input sizes as "
+                   "comments: # sym %x: [s77, 3, (s53//2)]");
   import->callback([import_args] {
-    Graph g = import_traced(load_traced(import_args->in));
-  write_output(import_args->out, format_graph(g, import_args->out, import_args->json));
+    const InOut& a = *import_args;
+  if (a.sym && (a.json || has_extension(a.out, ".json")))
+    throw CliError("--sym adds comment lines to the IR text, not to the JSON form");
+  Graph g = import_traced(load_traced(a.in));
+  std::string text = format_graph(g, a.out, a.json);
+  if (a.sym) text += format_sym_shapes(g);
+  write_output(a.out, text);
 });
 
 auto check_args = std::make_shared<InOut>();

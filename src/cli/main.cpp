@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   cli::add_ir_commands(app);
   cli::add_synth_commands(app);
   cli::add_eval_commands(app);
+  cli::add_convert_commands(app);
 
   std::string names;
   bool known = false;

@@ -156,6 +156,15 @@ void Graph::check_module_name(const Node& node) const {
   }
 }
 
+void Graph::set_sym_shape(ValueId id, std::vector<std::string> dims) {
+  Value& v = values_.at(id);
+  if (static_cast<int>(dims.size()) != v.type.rank()) {
+    throw IrError("%" + v.name + ": symbolic shape has " + std::to_string(dims.size()) +
+                  " dims, its type " + to_string(v.type));
+  }
+  v.sym_shape = std::move(dims);
+}
+
 void Graph::set_outputs(const std::vector<ValueId>& outputs) {
   if (outputs.empty()) throw IrError("a graph needs at least one output");
   for (ValueId v : outputs) {

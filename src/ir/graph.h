@@ -36,6 +36,10 @@ struct Value {
   ValueKind kind = ValueKind::Input;
   int node = -1;  // the defining node's index when kind is Node
   Init init = Init::Normal;
+  // The shape as torch.export's dynamic trace saw it, one expression per dim over the
+  // input sizes ("s0", "(s1//2)", "3"): what generated code computes at run time, so that
+  // it runs on other input sizes than the traced ones. Empty when unknown (static).
+  std::vector<std::string> sym_shape;
 };
 
 struct Node {
@@ -57,6 +61,8 @@ class Graph {
   ValueId add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs = {},
                    const std::string& module = "", const std::string& name = "");
   void set_outputs(const std::vector<ValueId>& outputs);
+  // Throws IrError when `dims` does not have the value's rank.
+  void set_sym_shape(ValueId id, std::vector<std::string> dims);
 
   const Value& value(ValueId id) const { return values_.at(id); }
   const std::vector<Value>& values() const { return values_; }

@@ -314,6 +314,21 @@ TensorType traced_type(const json& j) {
   return t;
 }
 
+// Give an IR value the symbolic shape the frontend's dynamic export found for the traced
+// value it comes from. Nothing when there is none, or when the IR value has another rank
+// (an IR node that reshapes differently from the traced node it came from).
+void copy_sym_shape(Graph& g, ValueId id, const json& traced_value) {
+  auto it = traced_value.find("sym_shape");
+  if (it == traced_value.end() || !it->is_array()) return;
+  std::vector<std::string> dims;
+  for (const json& d : *it) {
+    if (!d.is_string()) return;
+    dims.push_back(d.get<std::string>());
+  }
+  if (static_cast<int>(dims.size()) != g.value(id).type.rank()) return;
+  g.set_sym_shape(id, std::move(dims));
+}
+
 }  // namespace
 
 Graph import_traced(const json& traced) {
@@ -368,6 +383,7 @@ Graph import_traced(const json& traced) {
     std::string name = in["name"];
     value_of[name] = g.add_input(name, traced_type(in));
     type_of[name] = g.value(value_of[name]).type;
+    copy_sym_shape(g, value_of[name], in);
   }
   for (const json& c : traced.value("constant_inputs", json::array())) {
     errors.push_back(source + ": forward argument '" + c.value("name", "?") +
@@ -501,6 +517,8 @@ Graph import_traced(const json& traced) {
                       " for " + std::string(op_schema(m.op).name) + " but PyTorch gives " +
                       to_string(expect));
       }
+      // The traced node whose value this is: for a module, the member read outside it.
+      copy_sym_shape(g, id, *type_json);
       value_of[name] = id;
       type_of[name] = expect;
     } catch (const Unsupported& e) {

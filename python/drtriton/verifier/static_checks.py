@@ -220,7 +220,7 @@ class _Checker(ast.NodeVisitor):
         self.function_depth = 0
         self.jit_depth = 0
         self.jit_functions = {}     # name -> Kernel
-        self.device_calls = set()   # names called from inside jit functions
+        self.device_calls = set()   # names called or passed on from inside jit functions
         self.host_refs = set()      # jit names used outside jit bodies (launch, autotune, ...)
         self._collect()
 
@@ -382,6 +382,10 @@ class _Checker(ast.NodeVisitor):
             self.check_dotted(node, self.aliases[node.id])
         if self.jit_depth == 0 and isinstance(node.ctx, ast.Load):
             self.host_refs.add(node.id)
+        elif self.jit_depth > 0 and isinstance(node.ctx, ast.Load):
+            # A jit function passed to another inside a kernel (tl.reduce's combine_fn,
+            # tl.associative_scan's) runs as device code, like one it calls.
+            self.device_calls.add(node.id)
 
     def visit_Attribute(self, node):
         if node.attr == "Model":

@@ -1,0 +1,1095 @@
+// The lowering of codegen.h: values to buffers and expressions, expressions to kernels.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "codegen/codegen.h"
+#include "codegen/pointwise.h"
+
+namespace drtriton {
+
+namespace {
+
+// ---- Small text helpers ----------------------------------------------------------------
+
+bool is_integer(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(c) || c == '_'; });
+}
+
+std::string product(const std::vector<std::string>& factors) {
+  std::vector<std::string> kept;
+  for (const auto& f : factors) {
+    if (f != "1") kept.push_back(f);
+  }
+  if (kept.empty()) return "1";
+  if (kept.size() == 1) return kept[0];
+  std::string s;
+  for (size_t i = 0; i < kept.size(); ++i) s += (i ? " * " : "") + kept[i];
+  return "(" + s + ")";
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
+  return s;
+}
+
+std::string python_name(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+
+std::string tuple(const std::vector<std::string>& items) {
+  return items.size() == 1 ? "(" + items[0] + ",)" : "(" + join(items, ", ") + ")";
+}
+
+// ---- Where a kernel reads an element -----------------------------------------------------
+
+// A multi-index into a value, as Triton expressions (one per dim), the mask under which
+// the element is needed, and the linear offset when the index is the kernel's own
+// contiguous iteration over a tensor of the same shape (then a load needs no arithmetic).
+struct Index {
+  std::vector<std::string> dims;
+  std::string mask;
+  std::string linear;
+  std::vector<std::string> linear_shape;  // the shape `linear` enumerates
+};
+
+// How one operand of the forward is held: a tensor variable in the forward, or nothing
+// (an expression, evaluated inside whichever kernel reads it).
+struct Buffer {
+  std::string var;
+  bool written_by_kernel = false;
+};
+
+// A reduction over a regrouped view of its input: rows enumerate `kept`, columns `reduced`;
+// `to_input` maps (row index, column index) to an index of the input, `row_of` maps an
+// index of the normalized output back to its row's index.
+struct ReducePlan {
+  std::vector<std::string> kept, reduced;
+  std::function<std::vector<std::string>(const std::vector<std::string>&,
+                                         const std::vector<std::string>&)>
+      to_input;
+  std::function<std::vector<std::string>(const std::vector<std::string>&)> row_of;
+};
+
+class Kernel {
+ public:
+  Kernel(std::string name) : name_(std::move(name)) {}
+
+  std::string tmp() { return "t" + std::to_string(next_tmp_++); }
+  void line(const std::string& s) { body_.push_back(std::string(4 * indent_, ' ') + s); }
+  std::string assign(const std::string& expr) {
+    std::string t = tmp();
+    line(t + " = " + expr);
+    return t;
+  }
+  void push() {
+    ++indent_;
+    memo_.emplace_back();
+  }
+  void pop() {
+    --indent_;
+    memo_.pop_back();
+  }
+  const std::string* find(const std::string& key) const {
+    for (auto it = memo_.rbegin(); it != memo_.rend(); ++it) {
+      auto f = it->find(key);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+  void remember(const std::string& key, const std::string& var) { memo_.back()[key] = var; }
+
+  // A tensor argument; returns its parameter name.
+  std::string pointer(const std::string& var) {
+    std::string p = var + "_ptr";
+    if (std::find(pointers_.begin(), pointers_.end(), var) == pointers_.end()) {
+      pointers_.push_back(var);
+    }
+    return p;
+  }
+  // A size used inside: an integer stays a literal, a forward variable becomes an argument.
+  std::string size(const std::string& dim) {
+    if (is_integer(dim)) return dim;
+    sizes_.insert(dim);
+    return dim;
+  }
+  std::string size_product(const std::vector<std::string>& dims) {
+    std::vector<std::string> f;
+    for (const auto& d : dims) f.push_back(size(d));
+    return product(f);
+  }
+
+  std::string name() const { return name_; }
+  const std::vector<std::string>& pointers() const { return pointers_; }
+  const std::set<std::string>& sizes() const { return sizes_; }
+  const std::vector<std::string>& body() const { return body_; }
+
+ private:
+  std::string name_;
+  std::vector<std::string> body_;
+  std::vector<std::map<std::string, std::string>> memo_{1};
+  std::vector<std::string> pointers_;
+  std::set<std::string> sizes_;
+  int indent_ = 1;
+  int next_tmp_ = 0;
+};
+
+// Row-major decomposition of `linear` over `shape`: the index of each dim.
+std::vector<std::string> decompose(Kernel& k, const std::string& linear,
+                                   const std::vector<std::string>& shape) {
+  std::vector<std::string> idx(shape.size());
+  std::vector<std::string> inner;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    std::string stride = k.size_product(inner);
+    std::string q = stride == "1" ? linear : "(" + linear + " // " + stride + ")";
+    idx[d] = d == 0 ? q : k.assign(q + " % " + k.size(shape[d]));
+    if (d == 0) idx[d] = k.assign(q);
+    inner.insert(inner.begin(), shape[d]);
+  }
+  return idx;
+}
+
+std::string linearize(Kernel& k, const std::vector<std::string>& idx,
+                      const std::vector<std::string>& shape) {
+  std::vector<std::string> terms;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (shape[d] == "1" || idx[d] == "0") continue;
+    std::vector<std::string> inner(shape.begin() + d + 1, shape.end());
+    std::string stride = k.size_product(inner);
+    terms.push_back(stride == "1" ? idx[d] : idx[d] + " * " + stride);
+  }
+  return terms.empty() ? "0" : "(" + join(terms, " + ") + ")";
+}
+
+// ---- The lowering ----------------------------------------------------------------------
+
+class Lowering {
+ public:
+  Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {}
+
+  GeneratedSolution run();
+
+ private:
+  // Sizes.
+  std::vector<std::string> shape_of(ValueId v);
+  std::string dim_var(const std::string& expr);
+  std::string numel_py(ValueId v) { return product(shape_of(v)); }
+
+  // Buffers and kernels.
+  bool is_buffer(ValueId v) const { return buffers_.count(v) > 0; }
+  std::string materialize(ValueId v);
+  std::string as_tensor(ValueId v);  // a buffer or a torch view of one, for library calls
+  std::string alloc(const std::vector<std::string>& shape, DType dtype);
+  void finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
+                     const std::vector<std::string>& constexprs, const std::string& grid,
+                     const std::vector<std::string>& extra_args,
+                     const std::vector<std::string>& constexpr_args);
+
+  // Expressions.
+  std::string emit(Kernel& k, ValueId v, const Index& idx);
+  std::string emit_node(Kernel& k, const Node& n, const Index& idx);
+  std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
+  Index broadcast_index(ValueId in, ValueId out, const Index& idx);
+  std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
+  int cost(ValueId v);
+
+  // Nodes that write buffers.
+  void lower_anchor(const Node& n);
+  void lower_reduction(const Node& n);
+  void lower_normalization(const Node& n);
+  void lower_cumsum(const Node& n);
+  ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
+  std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
+                                        const Node& n);
+  std::string param_var(const Node& n, const std::string& rel);
+  bool has_param(const Node& n, const std::string& rel) const;
+
+  std::string header();
+  std::string model_class();
+
+  const Graph& g_;
+  const CodegenOptions& options_;
+  std::map<ValueId, Buffer> buffers_;
+  std::map<ValueId, std::string> raw_;  // anchor results before their bias
+  std::map<ValueId, std::vector<std::string>> stats_;
+  std::map<ValueId, ReducePlan> plans_;
+  std::map<ValueId, int> users_, cost_;
+  std::map<std::string, std::string> dim_vars_;  // expression -> forward variable
+  std::vector<std::string> forward_;             // forward's lines, after the prologue
+  std::vector<std::string> prologue_;
+  std::vector<std::string> kernels_;  // kernel sources
+  std::set<std::string> helpers_;
+  std::map<std::string, std::string> param_vars_;  // state key -> forward variable
+  int next_buffer_ = 0, library_calls_ = 0;
+  bool int64_index_ = false;
+};
+
+std::vector<std::string> Lowering::shape_of(ValueId v) {
+  const Value& val = g_.value(v);
+  std::vector<std::string> dims;
+  for (int d = 0; d < val.type.rank(); ++d) {
+    std::string e = val.sym_shape.empty() ? std::to_string(val.type.shape[d]) : val.sym_shape[d];
+    dims.push_back(is_integer(e) ? e : dim_var(e));
+  }
+  return dims;
+}
+
+// Every symbolic size gets one forward variable, computed once after the inputs' sizes
+// are bound: kernels take these as arguments.
+std::string Lowering::dim_var(const std::string& expr) {
+  auto it = dim_vars_.find(expr);
+  if (it != dim_vars_.end()) return it->second;
+  std::string var = is_identifier(expr) ? expr : "d" + std::to_string(dim_vars_.size());
+  dim_vars_[expr] = var;
+  if (var != expr) prologue_.push_back(var + " = " + expr);
+  return var;
+}
+
+std::string Lowering::alloc(const std::vector<std::string>& shape, DType dtype) {
+  std::string var = "buf" + std::to_string(next_buffer_++);
+  forward_.push_back(var + " = torch.empty(" + tuple(shape) +
+                     ", device=device, dtype=" + std::string(dtype_torch_name(dtype)) + ")");
+  return var;
+}
+
+std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const Index& idx) {
+  std::vector<std::string> shape = shape_of(v);
+  std::string offset =
+      !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
+  std::string key = "load " + var + "[" + offset + "] if " + idx.mask;
+  if (const std::string* t = k.find(key)) return *t;
+  std::string other = g_.value(v).type.dtype == DType::Bool ? "0" : "0.0";
+  std::string t = k.assign("tl.load(" + k.pointer(var) + " + " + offset + ", mask=" + idx.mask +
+                           ", other=" + other + ")");
+  k.remember(key, t);
+  return t;
+}
+
+// The index of input `in` that an elementwise op reads for its output index: broadcast
+// dims (size 1 in the input, not in the output) read element 0.
+Index Lowering::broadcast_index(ValueId in, ValueId out, const Index& idx) {
+  const Shape& si = g_.value(in).type.shape;
+  const Shape& so = g_.value(out).type.shape;
+  Index r{{}, idx.mask, "", {}};
+  size_t lead = so.size() - si.size();
+  for (size_t d = 0; d < si.size(); ++d) {
+    r.dims.push_back(si[d] == 1 && so[d + lead] != 1 ? "0" : idx.dims[d + lead]);
+  }
+  if (si == so) {
+    r.linear = idx.linear;
+    r.linear_shape = idx.linear_shape;
+  }
+  return r;
+}
+
+std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
+  auto b = buffers_.find(v);
+  if (b != buffers_.end()) return load(k, b->second.var, v, idx);
+  const Value& val = g_.value(v);
+  if (val.kind != ValueKind::Node) {
+    throw IrError("codegen: %" + val.name + " has no buffer");
+  }
+  std::string key = "value " + std::to_string(v) + "[" + join(idx.dims, ",") + "] if " + idx.mask;
+  if (const std::string* t = k.find(key)) return *t;
+  std::string t = emit_node(k, g_.nodes()[val.node], idx);
+  k.remember(key, t);
+  return t;
+}
+
+std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
+  const OpSchema& s = n.schema();
+  ValueId out = n.output;
+  if (s.category == Category::Unary || s.category == Category::Binary) {
+    std::vector<std::string> args;
+    for (ValueId in : n.inputs) args.push_back(emit(k, in, broadcast_index(in, out, idx)));
+    return k.assign(pointwise_formula(n, args, helpers_));
+  }
+  if (s.category == Category::Anchor) {  // library result plus its bias
+    std::string acc = load(k, raw_.at(out), out, idx);
+    if (n.op == Op::Addmm) {
+      ValueId bias = n.inputs[0];
+      return k.assign(acc + " + " + emit(k, bias, broadcast_index(bias, out, idx)));
+    }
+    // The bias is per output feature (a Linear's last dim) or per channel (dim 1).
+    std::string bias = param_var(n, "bias");
+    int channel = n.op == Op::Linear ? static_cast<int>(idx.dims.size()) - 1 : 1;
+    std::string key = "load " + bias + "[" + idx.dims[channel] + "] if " + idx.mask;
+    std::string b;
+    if (const std::string* t = k.find(key)) {
+      b = *t;
+    } else {
+      b = k.assign("tl.load(" + k.pointer(bias) + " + " + idx.dims[channel] + ", mask=" + idx.mask +
+                   ", other=0.0)");
+      k.remember(key, b);
+    }
+    return k.assign(acc + " + " + b);
+  }
+  if (s.category == Category::Normalization) {
+    ValueId x = n.inputs[0];
+    std::string xv = emit(k, x, idx);
+    const ReducePlan& plan = plans_.at(out);
+    std::string row = linearize(k, plan.row_of(idx.dims), plan.kept);
+    std::vector<std::string> st;
+    for (const std::string& var : stats_.at(out)) {
+      std::string key = "stat " + var + "[" + row + "] if " + idx.mask;
+      if (const std::string* t = k.find(key)) {
+        st.push_back(*t);
+        continue;
+      }
+      std::string t = k.assign("tl.load(" + k.pointer(var) + " + " + row + ", mask=" + idx.mask +
+                               ", other=1.0)");
+      k.remember(key, t);
+      st.push_back(t);
+    }
+    if (n.op == Op::Softmax) return k.assign("tl.exp(" + xv + " - " + st[0] + ") / " + st[1]);
+    if (n.op == Op::LogSoftmax) {
+      return k.assign(xv + " - " + st[0] + " - tl.log(" + st[1] + ")");
+    }
+    std::string y = n.op == Op::RmsNorm ? k.assign(xv + " * " + st[0])
+                                        : k.assign("(" + xv + " - " + st[0] + ") * " + st[1]);
+    // Affine parameters: per channel (batch, group, instance norms) or over the trailing
+    // normalized dims (layer and RMS norms).
+    bool trailing = n.op == Op::LayerNorm || n.op == Op::RmsNorm;
+    std::vector<ParamSpec> params = g_.node_params(n);
+    for (const ParamSpec& p : params) {
+      if (p.is_buffer) continue;
+      std::string rel = p.name.substr(n.module.size() + 1);
+      std::string var = param_var(n, rel);
+      std::vector<std::string> pdims, pshape;
+      if (trailing) {
+        size_t r = p.type.shape.size();
+        pdims.assign(idx.dims.end() - r, idx.dims.end());
+        std::vector<std::string> full = shape_of(out);
+        pshape.assign(full.end() - r, full.end());
+      } else {
+        pdims = {idx.dims[1]};
+        pshape = {shape_of(out)[1]};
+      }
+      std::string off = linearize(k, pdims, pshape);
+      std::string pv = k.assign("tl.load(" + k.pointer(var) + " + " + off + ", mask=" + idx.mask +
+                                ", other=0.0)");
+      y = k.assign(rel == "weight" ? y + " * " + pv : y + " + " + pv);
+    }
+    return y;
+  }
+  if (s.category == Category::Pooling) return emit_pool(k, n, idx);
+  if (s.category == Category::Layout) {
+    ValueId in = n.inputs.empty() ? -1 : n.inputs[0];
+    std::vector<std::string> ishape = in >= 0 ? shape_of(in) : std::vector<std::string>{};
+    std::vector<std::string> oshape = shape_of(out);
+    switch (n.op) {
+      case Op::Clone:
+      case Op::Contiguous:
+      case Op::Dropout:
+      case Op::Identity: return emit(k, in, idx);
+      case Op::Permute:
+      case Op::Transpose: {
+        std::vector<int64_t> perm;
+        if (n.op == Op::Permute) {
+          perm = attr_ints(n.attrs, "dims");
+        } else {
+          perm.resize(oshape.size());
+          std::iota(perm.begin(), perm.end(), 0);
+          std::swap(perm[attr_int(n.attrs, "dim0")], perm[attr_int(n.attrs, "dim1")]);
+        }
+        Index r{std::vector<std::string>(ishape.size()), idx.mask, "", {}};
+        for (size_t d = 0; d < perm.size(); ++d) r.dims[perm[d]] = idx.dims[d];
+        return emit(k, in, r);
+      }
+      case Op::Cat: {
+        int dim = static_cast<int>(attr_int(n.attrs, "dim"));
+        std::string offset = "0";
+        std::string result;
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          ValueId part = n.inputs[i];
+          std::string len = k.size(shape_of(part)[dim]);
+          std::string end = offset == "0" ? len : "(" + offset + " + " + len + ")";
+          std::string inside = k.assign("(" + idx.dims[dim] + " >= " + offset + ") & (" +
+                                        idx.dims[dim] + " < " + end + ")");
+          Index r = idx;
+          r.linear.clear();
+          r.dims[dim] = offset == "0" ? idx.dims[dim] : "(" + idx.dims[dim] + " - " + offset + ")";
+          r.mask = "(" + idx.mask + ") & " + inside;
+          std::string v = emit(k, part, r);
+          result =
+              result.empty() ? v : k.assign("tl.where(" + inside + ", " + v + ", " + result + ")");
+          offset = end;
+        }
+        return result;
+      }
+      default: {  // reshape, flatten, squeeze, unsqueeze: the same elements in the same order
+        Index r{{}, idx.mask, idx.linear, idx.linear_shape};
+        std::string lin = !idx.linear.empty() && idx.linear_shape == oshape
+                              ? idx.linear
+                              : k.assign(linearize(k, idx.dims, oshape));
+        r.dims = decompose(k, lin, ishape);
+        r.linear = lin;
+        r.linear_shape = ishape;
+        return emit(k, in, r);
+      }
+    }
+  }
+  throw IrError("codegen: no lowering for " + s.name);
+}
+
+// A pooling window, unrolled: each position reads the input expression, masked where the
+// window leaves the input (padding, ceil mode, adaptive bounds).
+std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
+  ValueId in = n.inputs[0];
+  std::vector<std::string> ishape = shape_of(in);
+  const Shape& ocon = g_.value(n.output).type.shape;
+  const Shape& icon = g_.value(in).type.shape;
+  int rank = static_cast<int>(ishape.size());
+  bool adaptive = n.op == Op::AdaptiveAvgPool2d || n.op == Op::AdaptiveAvgPool3d;
+  bool is_max = n.op == Op::MaxPool1d || n.op == Op::MaxPool2d || n.op == Op::MaxPool3d;
+  int sp = adaptive ? static_cast<int>(attr_ints(n.attrs, "output_size").size())
+                    : static_cast<int>(attr_ints(n.attrs, "kernel_size").size());
+  int first = rank - sp;
+  std::vector<std::string> start(sp), stop(sp), size_incl(sp);
+  std::vector<int64_t> window(sp);
+  for (int d = 0; d < sp; ++d) {
+    std::string o = idx.dims[first + d];
+    std::string len = k.size(ishape[first + d]);
+    if (adaptive) {
+      int64_t out_n = ocon[first + d];
+      start[d] = k.assign("(" + o + " * " + len + ") // " + std::to_string(out_n));
+      stop[d] = k.assign("((" + o + " + 1) * " + len + " + " + std::to_string(out_n - 1) + ") // " +
+                         std::to_string(out_n));
+      // The widest window for this size, plus one for an input a size smaller or larger.
+      window[d] = (icon[first + d] + out_n - 1) / out_n + 1;
+      continue;
+    }
+    int64_t ks = attr_ints(n.attrs, "kernel_size")[d];
+    int64_t st = attr_ints(n.attrs, "stride")[d];
+    int64_t pad = attr_ints(n.attrs, "padding")[d];
+    start[d] = k.assign(o + " * " + std::to_string(st) + " - " + std::to_string(pad));
+    window[d] = ks;
+    if (!is_max) {
+      std::string end = k.assign("tl.minimum(" + start[d] + " + " + std::to_string(ks) + ", " +
+                                 len + " + " + std::to_string(pad) + ")");
+      size_incl[d] = k.assign(end + " - " + start[d]);
+      stop[d] = k.assign("tl.minimum(" + end + ", " + len + ")");
+    }
+  }
+  int64_t positions = 1;
+  for (int64_t w : window) positions *= w;
+  std::string acc;
+  for (int64_t p = 0; p < positions; ++p) {
+    Index r = idx;
+    r.linear.clear();
+    std::vector<std::string> conds;
+    int64_t rest = p;
+    for (int d = sp - 1; d >= 0; --d) {
+      int64_t off = rest % window[d];
+      rest /= window[d];
+      int64_t dil = is_max ? attr_ints(n.attrs, "dilation")[d] : 1;
+      std::string pos = k.assign(start[d] + " + " + std::to_string(off * dil));
+      std::string len = k.size(ishape[first + d]);
+      conds.push_back("(" + pos + " >= 0)");
+      conds.push_back(adaptive || !is_max ? "(" + pos + " < " + stop[d] + ")"
+                                          : "(" + pos + " < " + len + ")");
+      r.dims[first + d] = pos;
+    }
+    std::string valid = k.assign(join(conds, " & "));
+    r.mask = "(" + idx.mask + ") & " + valid;
+    std::string v = emit(k, in, r);
+    std::string term = is_max ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
+                              : "tl.where(" + valid + ", " + v + ", 0.0)";
+    if (acc.empty()) {
+      acc = k.assign(term);
+    } else {
+      acc = k.assign(is_max ? "tl.maximum(" + acc + ", " + term + ")" : acc + " + " + term);
+    }
+  }
+  if (is_max) return acc;
+  std::vector<std::string> sizes;
+  for (int d = 0; d < sp; ++d) {
+    if (adaptive) {
+      sizes.push_back("(" + stop[d] + " - " + start[d] + ")");
+    } else if (attr_bool(n.attrs, "count_include_pad")) {
+      sizes.push_back(size_incl[d]);
+    } else {
+      sizes.push_back("(" + stop[d] + " - tl.maximum(" + start[d] + ", 0))");
+    }
+  }
+  return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
+}
+
+// How many operations evaluating `v` inline costs: a value read by several consumers is
+// written to memory once when recomputing it would cost more than reading it.
+int Lowering::cost(ValueId v) {
+  if (is_buffer(v) || g_.value(v).kind != ValueKind::Node) return 1;
+  auto it = cost_.find(v);
+  if (it != cost_.end()) return it->second;
+  const Node& n = g_.nodes()[g_.value(v).node];
+  int c = n.schema().category == Category::Layout ? 0 : 1;
+  int window = 1;
+  if (n.schema().category == Category::Pooling) window = 8;
+  for (ValueId in : n.inputs) c += window * cost(in);
+  cost_[v] = c;
+  return c;
+}
+
+// Does a module node own the parameter `rel` ("bias")? Graph::node_params names them in full.
+bool Lowering::has_param(const Node& n, const std::string& rel) const {
+  for (const ParamSpec& p : g_.node_params(n)) {
+    if (p.name == n.module + "." + rel) return true;
+  }
+  return false;
+}
+
+std::string Lowering::param_var(const Node& n, const std::string& rel) {
+  std::string key = n.module + "." + rel;
+  auto it = param_vars_.find(key);
+  if (it != param_vars_.end()) return it->second;
+  std::string var = "p_" + python_name(key);
+  param_vars_[key] = var;
+  bool buffer = rel.rfind("running_", 0) == 0 || rel == "num_batches_tracked";
+  prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" + key +
+                      "\")");
+  return var;
+}
+
+// Writes the kernel's source and its launch in the forward.
+void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
+                             const std::vector<std::string>& constexprs, const std::string& grid,
+                             const std::vector<std::string>& extra_args,
+                             const std::vector<std::string>& constexpr_args) {
+  std::vector<std::string> params, args;
+  for (const std::string& var : k.pointers()) {
+    params.push_back(var + "_ptr");
+    args.push_back(var);
+  }
+  for (const std::string& s : k.sizes()) {
+    params.push_back(s);
+    args.push_back(s);
+  }
+  for (size_t i = 0; i < extra_params.size(); ++i) {
+    params.push_back(extra_params[i]);
+    args.push_back(extra_args[i]);
+  }
+  for (size_t i = 0; i < constexprs.size(); ++i) {
+    params.push_back(constexprs[i] + ": tl.constexpr");
+    args.push_back(constexprs[i] + "=" + constexpr_args[i]);
+  }
+  std::ostringstream src;
+  src << "@triton.jit\ndef " << k.name() << "(" << join(params, ", ") << "):\n";
+  for (const std::string& l : k.body()) src << l << "\n";
+  kernels_.push_back(src.str());
+  forward_.push_back(k.name() + "[" + grid + "](" + join(args, ", ") + ")");
+}
+
+// A pointwise kernel that writes `v`'s expression over its whole shape (a copy when `v` is
+// a buffer already).
+std::string Lowering::materialize(ValueId v) {
+  std::vector<std::string> shape = shape_of(v);
+  const Value& val = g_.value(v);
+  std::string out = alloc(shape, val.type.dtype);
+  std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
+  Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
+  std::string pid = int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
+  k.line("offs = " + pid + " * BLOCK + tl.arange(0, BLOCK)");
+  k.line("mask = offs < N");
+  Index idx{decompose(k, "offs", shape), "mask", "offs", shape};
+  std::string result = emit(k, v, idx);
+  k.line("tl.store(" + k.pointer(out) + " + offs, " + result + ", mask=mask)");
+  std::string n = numel_py(v);
+  finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", 1024),)", {n}, {"1024"});
+  buffers_[v] = {out, true};
+  return out;
+}
+
+// A tensor for a library call: a buffer as it is, a view of a buffer through the layout
+// ops that torch expresses as views, or else a new buffer.
+std::string Lowering::as_tensor(ValueId v) {
+  if (is_buffer(v)) return buffers_[v].var;
+  const Value& val = g_.value(v);
+  const Node& n = g_.nodes()[val.node];
+  switch (n.op) {
+    case Op::Reshape:
+    case Op::Flatten:
+    case Op::Squeeze:
+    case Op::Unsqueeze:
+      if (is_buffer(n.inputs[0]))
+        return buffers_[n.inputs[0]].var + ".view(" + join(shape_of(v), ", ") + ")";
+      break;
+    case Op::Clone:
+    case Op::Contiguous:
+    case Op::Dropout:
+    case Op::Identity: return as_tensor(n.inputs[0]);
+    default: break;
+  }
+  return materialize(v);
+}
+
+void Lowering::lower_anchor(const Node& n) {
+  ValueId out = n.output;
+  std::vector<std::string> ins;
+  for (ValueId in : n.inputs) ins.push_back(as_tensor(in));
+  std::string call;
+  auto ints = [&](const char* name) {
+    std::vector<std::string> items;
+    for (int64_t x : attr_ints(n.attrs, name)) items.push_back(std::to_string(x));
+    return tuple(items);
+  };
+  int spatial = 0;
+  switch (n.op) {
+    case Op::Linear: call = "F.linear(" + ins[0] + ", " + param_var(n, "weight") + ")"; break;
+    case Op::Matmul: call = "torch.matmul(" + ins[0] + ", " + ins[1] + ")"; break;
+    case Op::Bmm: call = "torch.bmm(" + ins[0] + ", " + ins[1] + ")"; break;
+    case Op::Addmm: call = "torch.mm(" + ins[1] + ", " + ins[2] + ")"; break;
+    case Op::Conv1d:
+    case Op::Conv2d:
+    case Op::Conv3d:
+      spatial = 1 + static_cast<int>(n.op) - static_cast<int>(Op::Conv1d);
+      call = "F.conv" + std::to_string(spatial) + "d(" + ins[0] + ", " + param_var(n, "weight") +
+             ", None, " + ints("stride") + ", " + ints("padding") + ", " + ints("dilation") + ", " +
+             std::to_string(attr_int(n.attrs, "groups")) + ")";
+      break;
+    case Op::ConvTranspose1d:
+    case Op::ConvTranspose2d:
+    case Op::ConvTranspose3d:
+      spatial = 1 + static_cast<int>(n.op) - static_cast<int>(Op::ConvTranspose1d);
+      call = "F.conv_transpose" + std::to_string(spatial) + "d(" + ins[0] + ", " +
+             param_var(n, "weight") + ", None, " + ints("stride") + ", " + ints("padding") + ", " +
+             ints("output_padding") + ", " + std::to_string(attr_int(n.attrs, "groups")) + ", " +
+             ints("dilation") + ")";
+      break;
+    default: throw IrError("codegen: no lowering for " + n.schema().name);
+  }
+  std::string var = "lib" + std::to_string(library_calls_++);
+  forward_.push_back(var + " = " + call + ".contiguous()");
+  if (n.op == Op::Addmm || has_param(n, "bias")) {
+    raw_[out] = var;  // the node's value is an expression: this plus the bias
+  } else {
+    buffers_[out] = {var, false};
+  }
+}
+
+ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
+  std::vector<std::string> shape = shape_of(in);
+  ReducePlan p;
+  std::vector<int> kept_dims, red_dims;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    bool r = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
+    (r ? red_dims : kept_dims).push_back(d);
+    (r ? p.reduced : p.kept).push_back(shape[d]);
+  }
+  int rank = static_cast<int>(shape.size());
+  p.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
+    std::vector<std::string> idx(rank);
+    for (size_t i = 0; i < kept_dims.size(); ++i) idx[kept_dims[i]] = ki[i];
+    for (size_t i = 0; i < red_dims.size(); ++i) idx[red_dims[i]] = ri[i];
+    return idx;
+  };
+  p.row_of = [=](const std::vector<std::string>& full) {
+    std::vector<std::string> ki;
+    for (int d : kept_dims) ki.push_back(full[d]);
+    return ki;
+  };
+  return p;
+}
+
+// A statistics kernel: `what` names the recipe; returns one buffer per statistic, each
+// with one element per row of the plan.
+std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId in,
+                                                const ReducePlan& plan, const Node& n) {
+  Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_stats");
+  std::string pid = int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
+  k.line("rows = " + pid + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("row_mask = rows < ROWS");
+  std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
+
+  // Opens a loop over the columns, one BLOCK_R tile at a time, and returns the input index
+  // of the tile's elements under mask `m`; the caller closes it with k.pop().
+  auto columns = [&]() {
+    k.line("for c0 in range(0, COLS, BLOCK_R):");
+    k.push();
+    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+    k.line("m = row_mask & (cols < COLS)");
+    return Index{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
+  };
+  // One pass accumulating term(x) lane by lane: combine is "sum", "product", or a tl
+  // function of two tensors ("maximum").
+  auto pass = [&](const std::string& acc, const std::string& init,
+                  const std::function<std::string(const std::string&)>& term,
+                  const std::string& combine) {
+    k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
+    std::string x = emit(k, in, columns());
+    std::string t = k.assign("tl.where(m, " + term(x) + ", " + init + ")");
+    k.line(acc + " = " +
+           (combine == "sum"       ? acc + " + " + t
+            : combine == "product" ? acc + " * " + t
+                                   : "tl." + combine + "(" + acc + ", " + t + ")"));
+    k.pop();
+  };
+  auto reduce = [&](const std::string& acc, const std::string& how) {
+    return k.assign("tl." + how + "(" + acc + ", axis=1)[:, None]");
+  };
+  auto identity = [](const std::string& x) { return x; };
+  std::vector<std::string> results;
+  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
+  if (what == "sum" || what == "mean") {
+    pass("acc", "0.0", identity, "sum");
+    std::string s = reduce("acc", "sum");
+    results.push_back(what == "mean" ? k.assign(s + " / COLS") : s);
+  } else if (what == "max" || what == "min") {
+    std::string init = what == "max" ? "float('-inf')" : "float('inf')";
+    pass("acc", init, identity, what == "max" ? "maximum" : "minimum");
+    results.push_back(reduce("acc", what));
+  } else if (what == "norm") {
+    pass(
+        "acc", "0.0", [](const std::string& x) { return x + " * " + x; }, "sum");
+    results.push_back(k.assign("tl.sqrt_rn(" + reduce("acc", "sum") + ")"));
+  } else if (what == "prod") {
+    helpers_.insert("_mul");  // tl has no product reduction: tl.reduce with a combine function
+    pass("acc", "1.0", identity, "product");
+    results.push_back(k.assign("tl.reduce(acc, 1, _mul)[:, None]"));
+  } else if (what == "max_sumexp" || what == "logsumexp") {
+    pass("acc", "float('-inf')", identity, "maximum");
+    std::string mx = reduce("acc", "max");
+    std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+    pass(
+        "acc2", "0.0", [&](const std::string& x) { return "tl.exp(" + x + " - " + safe + ")"; },
+        "sum");
+    std::string s = reduce("acc2", "sum");
+    if (what == "logsumexp") {
+      results.push_back(k.assign(safe + " + tl.log(" + s + ")"));
+    } else {
+      results.push_back(safe);
+      results.push_back(s);
+    }
+  } else if (what == "var" || what == "std" || what == "mean_rstd") {
+    pass("acc", "0.0", identity, "sum");
+    std::string mean = k.assign(reduce("acc", "sum") + " / COLS");
+    pass(
+        "acc2", "0.0",
+        [&](const std::string& x) {
+          return "(" + x + " - " + mean + ") * (" + x + " - " + mean + ")";
+        },
+        "sum");
+    std::string ss = reduce("acc2", "sum");
+    if (what == "mean_rstd") {
+      results.push_back(mean);
+      results.push_back(k.assign("1.0 / tl.sqrt_rn(" + ss + " / COLS + " + eps + ")"));
+    } else {
+      std::string corr = std::to_string(attr_int(n.attrs, "correction"));
+      std::string var = k.assign(ss + " / tl.maximum(COLS - " + corr + ", 0)");
+      results.push_back(what == "std" ? k.assign("tl.sqrt_rn(" + var + ")") : var);
+    }
+  } else if (what == "rms") {
+    pass(
+        "acc", "0.0", [](const std::string& x) { return x + " * " + x; }, "sum");
+    results.push_back(
+        k.assign("1.0 / tl.sqrt_rn(" + reduce("acc", "sum") + " / COLS + " + eps + ")"));
+  } else if (what == "argmax" || what == "argmin") {
+    bool is_max = what == "argmax";
+    std::string init = is_max ? "float('-inf')" : "float('inf')";
+    k.line("best = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
+    k.line("where = tl.zeros([BLOCK_M, BLOCK_R], tl.int64)");
+    std::string x = emit(k, in, columns());
+    // Strictly better only: along a lane the first of equal values stays.
+    std::string better = k.assign("m & (" + x + (is_max ? " > " : " < ") + "best)");
+    k.line("best = tl.where(" + better + ", " + x + ", best)");
+    k.line("where = tl.where(" + better + ", cols.to(tl.int64), where)");
+    k.pop();
+    std::string top = reduce("best", is_max ? "max" : "min");
+    results.push_back(k.assign("tl.min(tl.where(best == " + top +
+                               ", where, 9223372036854775807), axis=1)[:, None]"));
+  } else {
+    throw IrError("codegen: no statistics recipe " + what);
+  }
+  std::vector<std::string> vars;
+  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : DType::F32;
+  std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
+  for (const std::string& r : results) {
+    std::string var = alloc(
+        plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py}, dtype);
+    k.line("tl.store(" + k.pointer(var) + " + rows, " + r + ", mask=row_mask)");
+    vars.push_back(var);
+  }
+  // Tiles of about 4096 elements: whole rows when they fit, several rows when they are short.
+  std::string tile = "_tile(" + rows_py + ", " + cols_py + ")";
+  forward_.push_back("BLOCK_M, BLOCK_R = " + tile);
+  finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
+                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
+                {"BLOCK_M", "BLOCK_R"});
+  return vars;
+}
+
+void Lowering::lower_reduction(const Node& n) {
+  ValueId in = n.inputs[0];
+  int rank = g_.value(in).type.rank();
+  std::vector<int> dims;
+  const AttrSpec* dim_spec = n.schema().find_attr("dim");
+  if (dim_spec && dim_spec->type == AttrType::Ints) {
+    for (int64_t d : attr_ints(n.attrs, "dim"))
+      dims.push_back(static_cast<int>(d < 0 ? d + rank : d));
+  } else {
+    int64_t d = attr_int(n.attrs, "dim");
+    dims.push_back(static_cast<int>(d < 0 ? d + rank : d));
+  }
+  std::string what;
+  switch (n.op) {
+    case Op::Sum: what = "sum"; break;
+    case Op::Mean: what = "mean"; break;
+    case Op::Max:
+    case Op::Amax: what = "max"; break;
+    case Op::Min:
+    case Op::Amin: what = "min"; break;
+    case Op::Logsumexp: what = "logsumexp"; break;
+    case Op::Var: what = "var"; break;
+    case Op::Std: what = "std"; break;
+    case Op::Norm: what = "norm"; break;
+    case Op::Prod: what = "prod"; break;
+    case Op::Argmax: what = "argmax"; break;
+    case Op::Argmin: what = "argmin"; break;
+    default: throw IrError("codegen: no lowering for " + n.schema().name);
+  }
+  ReducePlan plan = plan_dims(in, dims);
+  std::vector<std::string> vars = stats_kernel(what, in, plan, n);
+  // The statistic's buffer holds the rows in the output's order; view it in its shape.
+  std::string var = vars[0];
+  forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(n.output)) + ")");
+  buffers_[n.output] = {var, true};
+}
+
+void Lowering::lower_normalization(const Node& n) {
+  ValueId in = n.inputs[0];
+  std::vector<std::string> shape = shape_of(in);
+  int rank = static_cast<int>(shape.size());
+  ReducePlan plan;
+  std::string what = "mean_rstd";
+  switch (n.op) {
+    case Op::Softmax:
+    case Op::LogSoftmax: {
+      int64_t d = attr_int(n.attrs, "dim");
+      plan = plan_dims(in, {static_cast<int>(d < 0 ? d + rank : d)});
+      what = "max_sumexp";
+      break;
+    }
+    case Op::LayerNorm:
+    case Op::RmsNorm: {
+      int k = static_cast<int>(attr_ints(n.attrs, "normalized_shape").size());
+      std::vector<int> dims;
+      for (int d = rank - k; d < rank; ++d) dims.push_back(d);
+      plan = plan_dims(in, dims);
+      if (n.op == Op::RmsNorm) what = "rms";
+      break;
+    }
+    case Op::BatchNorm1d:
+    case Op::BatchNorm2d:
+    case Op::BatchNorm3d: {
+      std::vector<int> dims = {0};
+      for (int d = 2; d < rank; ++d) dims.push_back(d);
+      plan = plan_dims(in, dims);
+      break;
+    }
+    case Op::InstanceNorm2d:
+    case Op::InstanceNorm3d: {
+      std::vector<int> dims;
+      for (int d = 2; d < rank; ++d) dims.push_back(d);
+      plan = plan_dims(in, dims);
+      break;
+    }
+    case Op::GroupNorm: {
+      // Rows are (sample, group); a group's columns are its channels times the spatial dims.
+      int64_t groups = attr_int(n.attrs, "num_groups");
+      int64_t per = g_.value(in).type.shape[1] / groups;
+      std::string G = std::to_string(groups), P = std::to_string(per);
+      plan.kept = {shape[0], G};
+      plan.reduced = {P};
+      for (int d = 2; d < rank; ++d) plan.reduced.push_back(shape[d]);
+      plan.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
+        std::vector<std::string> idx = {ki[0], "(" + ki[1] + " * " + P + " + " + ri[0] + ")"};
+        for (size_t i = 1; i < ri.size(); ++i) idx.push_back(ri[i]);
+        return idx;
+      };
+      plan.row_of = [=](const std::vector<std::string>& full) {
+        return std::vector<std::string>{full[0], "(" + full[1] + " // " + P + ")"};
+      };
+      break;
+    }
+    default: throw IrError("codegen: no lowering for " + n.schema().name);
+  }
+  stats_[n.output] = stats_kernel(what, in, plan, n);
+  plans_[n.output] = plan;
+}
+
+void Lowering::lower_cumsum(const Node& n) {
+  ValueId in = n.inputs[0];
+  int rank = g_.value(in).type.rank();
+  int64_t d = attr_int(n.attrs, "dim");
+  ReducePlan plan = plan_dims(in, {static_cast<int>(d < 0 ? d + rank : d)});
+  std::vector<std::string> shape = shape_of(n.output);
+  std::string out = alloc(shape, g_.value(n.output).type.dtype);
+  Kernel k("k" + std::to_string(kernels_.size()) + "_cumsum");
+  k.line("rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("row_mask = rows < ROWS");
+  std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
+  k.line("carry = tl.zeros([BLOCK_M, 1], tl.float32)");
+  k.line("for c0 in range(0, COLS, BLOCK_R):");
+  k.push();
+  k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+  k.line("m = row_mask & (cols < COLS)");
+  std::vector<std::string> ridx = decompose(k, "cols", plan.reduced);
+  std::vector<std::string> full = plan.to_input(kidx, ridx);
+  std::string x = emit(k, in, Index{full, "m", "", {}});
+  std::string t = k.assign("tl.where(m, " + x + ", 0.0)");
+  std::string off = linearize(k, full, shape);
+  k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.cumsum(" + t +
+         ", axis=1) + carry, mask=m)");
+  k.line("carry = carry + tl.sum(" + t + ", axis=1)[:, None]");
+  k.pop();
+  std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
+  forward_.push_back("BLOCK_M, BLOCK_R = _tile(" + rows_py + ", " + cols_py + ")");
+  finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
+                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
+                {"BLOCK_M", "BLOCK_R"});
+  buffers_[n.output] = {out, true};
+}
+
+GeneratedSolution Lowering::run() {
+  for (const Value& v : g_.values()) {
+    if (v.type.numel() > (int64_t{1} << 30)) int64_index_ = true;
+  }
+  for (ValueId v : g_.inputs()) buffers_[v] = {python_name(g_.value(v).name), false};
+  for (ValueId v : g_.params()) {
+    std::string name = g_.value(v).name;
+    // Free parameters: the IR spells "block.scale" as "block_scale"; find its state key.
+    std::string key = name;
+    for (const StateEntry& e : options_.state) {
+      if (python_name(e.key) == name) key = e.key;
+    }
+    std::string var = "p_" + python_name(key);
+    param_vars_[key] = var;
+    prologue_.push_back(var + " = self.get_parameter(\"" + key + "\")");
+    buffers_[v] = {var, false};
+  }
+  for (const Node& n : g_.nodes()) {
+    for (ValueId in : n.inputs) users_[in]++;
+  }
+  for (ValueId v : g_.outputs()) users_[v]++;
+
+  for (const Node& n : g_.nodes()) {
+    switch (n.schema().category) {
+      case Category::Anchor: lower_anchor(n); break;
+      case Category::Reduction: n.op == Op::Cumsum ? lower_cumsum(n) : lower_reduction(n); break;
+      case Category::Normalization: lower_normalization(n); break;
+      default: break;  // an expression
+    }
+    // A value read more than once is written once when it is more than a few operations.
+    if (!is_buffer(n.output) && users_[n.output] > 1 && cost(n.output) > 2) {
+      materialize(n.output);
+    }
+  }
+  std::vector<std::string> returns;
+  std::set<std::string> returned;
+  for (ValueId v : g_.outputs()) {
+    auto b = buffers_.find(v);
+    bool fresh =
+        b != buffers_.end() && b->second.written_by_kernel && !returned.count(b->second.var);
+    // Anything else is copied by a kernel: an input, a parameter or a library result
+    // returned as it is, or one buffer returned twice.
+    std::string var = fresh ? b->second.var : materialize(v);
+    returned.insert(var);
+    returns.push_back(var);
+  }
+  forward_.push_back("return " + (returns.size() == 1 ? returns[0] : tuple(returns)));
+
+  std::ostringstream src;
+  src << header();
+  for (const auto& [name, text] : pointwise_helpers()) {
+    if (helpers_.count(name)) src << "\n\n" << text;
+  }
+  for (const std::string& k : kernels_) src << "\n\n" << k;
+  src << "\n\n" << model_class();
+  return {src.str(), static_cast<int>(kernels_.size()), library_calls_};
+}
+
+std::string Lowering::header() {
+  std::ostringstream s;
+  s << "# Generated by drtriton convert (the built-in compiler)";
+  if (!options_.source_name.empty()) s << " from " << options_.source_name;
+  s << ".\n";
+  s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
+       "import triton.language as tl\n\n\n";
+  s << "def _tile(rows, cols):\n"
+       "    \"\"\"Row tiles of about 4096 elements: BLOCK_R covers a row up to 1024, BLOCK_M "
+       "rows.\"\"\"\n"
+       "    block_r = min(triton.next_power_of_2(max(cols, 1)), 1024)\n"
+       "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), 4096 // block_r))\n"
+       "    return block_m, block_r\n\n\n";
+  s << "def _declare(module, key, shape, dtype, kind):\n"
+       "    \"\"\"Registers one state_dict entry under its dotted name, making containers on the "
+       "way.\"\"\"\n"
+       "    *path, leaf = key.split(\".\")\n"
+       "    for name in path:\n"
+       "        if name not in module._modules:\n"
+       "            module.add_module(name, nn.Module())\n"
+       "        module = module._modules[name]\n"
+       "    data = torch.empty(shape, dtype=dtype)\n"
+       "    if kind == \"parameter\":\n"
+       "        module.register_parameter(leaf, nn.Parameter(data, "
+       "requires_grad=data.is_floating_point()))\n"
+       "    else:\n"
+       "        module.register_buffer(leaf, data, persistent=kind == \"buffer\")\n";
+  return s.str();
+}
+
+std::string Lowering::model_class() {
+  std::ostringstream s;
+  std::string init = options_.init_params.empty() ? "" : ", " + options_.init_params;
+  s << "class ModelNew(nn.Module):\n";
+  s << "    def __init__(self" << init << "):\n";
+  s << "        super().__init__()\n";
+  for (const StateEntry& e : options_.state) {
+    std::vector<std::string> dims;
+    for (int64_t d : e.type.shape) dims.push_back(std::to_string(d));
+    std::string kind = !e.is_buffer ? "parameter" : e.persistent ? "buffer" : "nonpersistent";
+    s << "        _declare(self, \"" << e.key << "\", " << tuple(dims) << ", "
+      << dtype_torch_name(e.type.dtype) << ", \"" << kind << "\")\n";
+  }
+  std::vector<std::string> names;
+  for (ValueId v : g_.inputs()) names.push_back(python_name(g_.value(v).name));
+  s << "\n    def forward(self" << (names.empty() ? "" : ", " + join(names, ", ")) << "):\n";
+  std::set<std::string> bound;
+  for (ValueId v : g_.inputs()) {
+    const Value& val = g_.value(v);
+    std::string name = python_name(val.name);
+    s << "        " << name << " = " << name << ".contiguous()\n";
+    for (int d = 0; d < static_cast<int>(val.sym_shape.size()); ++d) {
+      const std::string& e = val.sym_shape[d];
+      if (is_identifier(e) && !bound.count(e)) {
+        s << "        " << e << " = " << name << ".shape[" << d << "]\n";
+        bound.insert(e);
+      }
+    }
+  }
+  std::string device =
+      g_.inputs().empty() ? "\"cuda\"" : python_name(g_.value(g_.inputs()[0]).name) + ".device";
+  s << "        device = " << device << "\n";
+  for (const std::string& l : prologue_) s << "        " << l << "\n";
+  for (const std::string& l : forward_) s << "        " << l << "\n";
+  return s.str();
+}
+
+}  // namespace
+
+GeneratedSolution generate_solution(const Graph& graph, const CodegenOptions& options) {
+  return Lowering(graph, options).run();
+}
+
+}  // namespace drtriton

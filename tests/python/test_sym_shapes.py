@@ -1,0 +1,245 @@
+"""Symbolic shapes, end to end: the frontend's dynamic export (trace_file(..., dynamic=True))
+annotates each input and node with its shape over the input sizes, and `drtriton import
+--sym` shows what the IR keeps of it. The programs are tests/python/programs/sym/*.py.
+
+The check that matters: each sym_shape, evaluated with the symbols bound to the traced input
+sizes, is exactly the static shape; and every symbol is bound by a dim of an input."""
+
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from drtriton import frontend
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = Path("tests/python/programs/sym")
+PROGRAMS = sorted((ROOT / FOLDER).glob("*.py"))
+BIN = Path(os.environ.get("DRTRITON_BIN") or ROOT / "build" / "drtriton")
+
+# The functions a sym_shape string may call (frontend.py's docstring lists them).
+FUNCTIONS = {
+    "Mod": lambda a, b: a % b, "PythonMod": lambda a, b: a % b,
+    "CeilDiv": lambda a, b: -(-a // b), "ModularIndexing": lambda a, b, c: (a // b) % c,
+    "CeilToInt": math.ceil, "FloorToInt": math.floor, "TruncToInt": math.trunc,
+    "RoundToInt": round, "ToFloat": float, "TruncToFloat": lambda x: float(math.trunc(x)),
+    "IntTrueDiv": lambda a, b: a / b, "FloatTrueDiv": lambda a, b: a / b,
+    "PowByNatural": lambda a, b: a ** b, "FloatPow": lambda a, b: a ** b,
+    "Max": max, "Min": min, "floor": math.floor, "ceiling": math.ceil,
+}
+NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def symbols(expr: str) -> set[str]:
+    """The size symbols of an expression: its names that are not function calls."""
+    return {m.group() for m in NAME.finditer(expr)
+            if not expr[m.end():].lstrip().startswith("(")}
+
+
+def evaluate(expr: str, sizes: dict[str, int]) -> int:
+    value = eval(expr, {"__builtins__": {}}, {**FUNCTIONS, **sizes})
+    assert value == int(value), (expr, value)
+    return int(value)
+
+
+def bind(inputs) -> dict[str, int]:
+    """{symbol: traced size} from (sym_shape, shape) pairs of the inputs. An input dim is a
+    bare symbol or an int that must be the traced size; one symbol, one size."""
+    sizes = {}
+    for sym, shape in inputs:
+        assert len(sym) == len(shape)
+        for s, n in zip(sym, shape):
+            if NAME.fullmatch(s):
+                assert sizes.setdefault(s, n) == n, f"{s} is bound to two sizes"
+            else:
+                assert s == str(n), f"input dim {s!r} is neither a symbol nor {n}"
+    return sizes
+
+
+_cache = {}
+
+
+def traced(program: Path) -> dict:
+    if program not in _cache:
+        _cache[program] = frontend.trace_file(str(program), dynamic=True)
+    return _cache[program]
+
+
+def shaped_entries(doc: dict):
+    """(name, entry) for every node entry with a tensor shape, tuple elements included."""
+    for n in doc["nodes"]:
+        if "shape" in n:
+            yield n["name"], n
+        for k, out in enumerate(n.get("outputs") or []):
+            if out and "shape" in out:
+                yield f"{n['name']}[{k}]", out
+
+
+# --------------------------------------------------------------------------- frontend
+
+def test_cases_exist():
+    assert [p.stem for p in PROGRAMS] == [
+        "cat_two", "conv_pool_fc", "linear_relu", "permute", "softmax_dim1"]
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_frontend_annotates_every_value(program):
+    d = traced(program)
+    assert d["dynamic"] is True and "dynamic_error" not in d
+    for e in d["inputs"]:
+        assert len(e["sym_shape"]) == len(e["shape"]) and all(isinstance(s, str)
+                                                               for s in e["sym_shape"])
+    for name, e in shaped_entries(d):
+        assert len(e["sym_shape"]) == len(e["shape"]), name
+    assert all("sym_shape" not in p for p in d["params"])  # parameters stay static
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_sym_shapes_evaluate_to_the_traced_shapes(program):
+    d = traced(program)
+    sizes = bind((e["sym_shape"], e["shape"]) for e in d["inputs"])
+    assert sizes, "no input dim is dynamic"
+    for name, e in shaped_entries(d):
+        assert symbols(" ".join(e["sym_shape"])) <= set(sizes), (name, e["sym_shape"])
+        assert [evaluate(s, sizes) for s in e["sym_shape"]] == e["shape"], (name, e)
+
+
+def by_name(program: str) -> dict:
+    d = traced(ROOT / FOLDER / f"{program}.py")
+    nodes = {n["name"]: n["sym_shape"] for n in d["nodes"] if "sym_shape" in n}
+    nodes.update({e["name"]: e["sym_shape"] for e in d["inputs"]})
+    return nodes
+
+
+def test_linear_keeps_its_features_and_frees_the_batch():
+    s = by_name("linear_relu")
+    batch = s["x"][0]
+    assert NAME.fullmatch(batch) and s["x"][1] == "32"  # in_features is the Linear's
+    assert s["linear"] == s["relu"] == [batch, "16"]
+
+
+def test_conv_pool_flatten_follow_the_spatial_sizes():
+    s = by_name("conv_pool_fc")
+    b, c, h, w = s["x"]
+    assert c == "3" and len({b, h, w}) == 3 and all(NAME.fullmatch(v) for v in (b, h, w))
+    assert s["conv2d"] == s["relu"] == [b, "8", h, w]
+    assert s["max_pool2d"] == [b, "8", f"({h}//2)", f"({w}//2)"]
+    assert s["flatten"][0] == b and symbols(s["flatten"][1]) == {h, w}
+    assert s["linear"] == [b, "10"]
+
+
+def test_softmax_cat_permute():
+    s = by_name("softmax_dim1")
+    assert s["softmax"] == s["x"] and all(NAME.fullmatch(v) for v in s["x"])
+    s = by_name("cat_two")
+    assert s["a"][0] == s["b"][0] and s["a"][2] == s["b"][2]  # what cat makes equal
+    assert symbols(s["cat"][1]) == {s["a"][1], s["b"][1]}
+    assert [s["cat"][0], s["cat"][2]] == [s["a"][0], s["a"][2]]
+    s = by_name("permute")
+    x = s["x"]
+    assert s["permute"] == [x[0], x[2], x[1], x[3]] == s["mul"]
+
+
+def test_without_dynamic_nothing_changes():
+    d = frontend.trace_file(str(ROOT / FOLDER / "linear_relu.py"))
+    assert d["dynamic"] is False and "dynamic_error" not in d
+    assert "sym_shape" not in repr(d)
+
+
+def strip_sym(v):
+    """The traced document without what dynamic=True adds."""
+    if isinstance(v, dict):
+        return {k: strip_sym(x) for k, x in v.items()
+                if k not in ("sym_shape", "dynamic", "dynamic_error")}
+    if isinstance(v, list):
+        return [strip_sym(x) for x in v]
+    return v
+
+
+def test_the_static_fields_are_the_static_export():
+    path = str(ROOT / FOLDER / "conv_pool_fc.py")
+    assert strip_sym(traced(Path(path))) == strip_sym(frontend.trace_file(path))
+
+
+def test_a_failing_dynamic_export_leaves_the_trace_static(monkeypatch):
+    def fail(model, inputs):
+        raise RuntimeError("no dynamic shapes today\nsecond line")
+
+    monkeypatch.setattr(frontend, "_export_dynamic", fail)
+    path = str(ROOT / FOLDER / "linear_relu.py")
+    d = frontend.trace_file(path, dynamic=True)
+    assert d["dynamic"] is False
+    assert d["dynamic_error"] == "dynamic export failed: RuntimeError: no dynamic shapes today"
+    assert "sym_shape" not in repr(d)
+    assert strip_sym(d) == strip_sym(frontend.trace_file(path))
+
+
+def test_graphs_that_do_not_line_up_leave_the_trace_static(monkeypatch):
+    import torch
+
+    real = frontend._export_dynamic
+    # The dynamic export sees one more operation than the static one.
+    monkeypatch.setattr(frontend, "_export_dynamic",
+                        lambda model, inputs: real(torch.nn.Sequential(model, torch.nn.Tanh()),
+                                                   inputs))
+    d = frontend.trace_file(str(ROOT / FOLDER / "linear_relu.py"), dynamic=True)
+    assert d["dynamic"] is False
+    assert d["dynamic_error"].startswith("dynamic export does not line up with the static one: ")
+    assert "tanh" in d["dynamic_error"]
+    assert "sym_shape" not in repr(d)
+
+
+# --------------------------------------------------------------------------- drtriton import --sym
+
+def drtriton(*args):
+    if not BIN.exists():
+        pytest.skip(f"{BIN} is not built (run make build)")
+    env = dict(os.environ)
+    env.setdefault("DRTRITON_PYTHON", sys.executable)
+    return subprocess.run([str(BIN), *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+IR_VALUE = re.compile(r"^(?:input |param )?%(\w+) : \w+\[([\d,]*)\]", re.M)
+SYM_LINE = re.compile(r"^# sym %(\w+): \[(.*)\]$")
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_import_sym_prints_shapes_over_the_input_sizes(program):
+    run = drtriton("import", "--sym", FOLDER / program.name)
+    assert run.returncode == 0, run.stderr
+    ir, _, sym_text = run.stdout.partition("# sym ")
+    sym_lines = ("# sym " + sym_text).splitlines()
+    shapes = {m[1]: [int(x) for x in m[2].split(",") if x] for m in IR_VALUE.finditer(ir)}
+    inputs = {m[1] for m in re.finditer(r"^input %(\w+)", ir, re.M)}
+    params = {m[1] for m in re.finditer(r"^param %(\w+)", ir, re.M)}
+    sym = {}
+    for line in sym_lines:
+        m = SYM_LINE.match(line)
+        assert m, line
+        sym[m[1]] = [s.strip() for s in re.split(r",(?![^()]*\))", m[2])]
+    # Every input and node of rank > 0 has one; parameters have none.
+    assert set(sym) == {v for v, s in shapes.items() if s and v not in params}
+    sizes = bind((sym[v], shapes[v]) for v in inputs)
+    for v, dims in sym.items():
+        assert symbols(" ".join(dims)) <= set(sizes), (v, dims)
+        assert [evaluate(s, sizes) for s in dims] == shapes[v], (v, dims)
+
+
+def test_import_sym_leaves_the_ir_text_alone():
+    with_sym = drtriton("import", "--sym", FOLDER / "conv_pool_fc.py")
+    plain = drtriton("import", FOLDER / "conv_pool_fc.py")
+    assert with_sym.returncode == plain.returncode == 0, with_sym.stderr + plain.stderr
+    assert "# sym " not in plain.stdout
+    ir, _, _ = with_sym.stdout.partition("# sym ")
+    assert ir == plain.stdout
+
+
+def test_import_sym_is_for_the_text_form():
+    run = drtriton("import", "--sym", "--json", FOLDER / "linear_relu.py")
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr == "drtriton: --sym adds comment lines to the IR text, not to the JSON form\n"
