@@ -1,5 +1,5 @@
-"""The built-in compiler on the GPU: every example of examples/, its batch scaled up to GPU
-sizes, converted and verified on CUDA by `drtriton convert --device cuda --json`; prints
+"""The built-in compiler on the GPU: every example of examples/ and program of
+tests/python/programs/convert/, its batch scaled up to GPU sizes, converted and verified on CUDA by `drtriton convert --device cuda --json`; prints
 pass/fail and the verifier's timings (median ms: eager, torch.compile, the solution).
 
     python3 bench/convert_gpu.py [--scale 256] [--out results.md]
@@ -29,7 +29,9 @@ def main():
     args = parser.parse_args()
     rows = []
     work = tempfile.mkdtemp(prefix="drtriton-convert-gpu-")
-    for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*.py"))):
+    paths = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")))
+    paths += sorted(glob.glob(os.path.join(ROOT, "tests", "python", "programs", "convert", "*.py")))
+    for path in paths:
         name = os.path.basename(path)[:-3]
         program = os.path.join(work, name + ".py")
         with open(path) as f, open(program, "w") as g:
@@ -50,7 +52,7 @@ def main():
     header = ("| program | verdict | eager ms | compile ms | solution ms | vs eager | vs compile |\n"
               "| --- | --- | --- | --- | --- | --- | --- |")
     table = header + "\n" + "\n".join("| " + " | ".join(r) + " |" for r in rows)
-    print(f"\nconvert_gpu: examples/*.py with batch_size x{args.scale}\n{table}")
+    print(f"\nconvert_gpu: programs with batch_size x{args.scale}\n{table}")
     if args.out:
         with open(args.out, "w") as f:
             f.write(table + "\n")

@@ -77,6 +77,7 @@ struct Buffer {
 // index of the normalized output back to its row's index.
 struct ReducePlan {
   std::vector<std::string> kept, reduced;
+  int64_t traced_rows = 1, traced_cols = 1;  // their products at the traced sizes
   std::function<std::vector<std::string>(const std::vector<std::string>&,
                                          const std::vector<std::string>&)>
       to_input;
@@ -686,6 +687,7 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
     bool r = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
     (r ? red_dims : kept_dims).push_back(d);
     (r ? p.reduced : p.kept).push_back(shape[d]);
+    (r ? p.traced_cols : p.traced_rows) *= g_.value(in).type.shape[d];
   }
   int rank = static_cast<int>(shape.size());
   p.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
@@ -704,21 +706,52 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
 
 // A statistics kernel: `what` names the recipe; returns one buffer per statistic, each
 // with one element per row of the plan.
+// The statistics of a recipe, in two steps: `partial` statistics over a range of columns
+// (a whole row, or one chunk of it), and `finish`, which turns them into the results. A
+// long row with few rows to spread over the GPU is split: one kernel writes every chunk's
+// partial statistics, a second combines them (Chan's formula for means and variances).
+struct Recipe {
+  std::vector<std::string> partial;  // names of the partial statistics
+  bool splittable = true;
+};
+
+Recipe recipe_of(const std::string& what) {
+  if (what == "sum" || what == "mean" || what == "norm" || what == "rms") return {{"s"}};
+  if (what == "max" || what == "min") return {{"m"}};
+  if (what == "max_sumexp" || what == "logsumexp") return {{"m", "s"}};
+  if (what == "var" || what == "std" || what == "mean_rstd") return {{"n", "mean", "m2"}};
+  if (what == "prod") return {{"p"}, false};
+  if (what == "argmax" || what == "argmin") return {{"i"}, false};
+  throw IrError("codegen: no statistics recipe " + what);
+}
+
 std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId in,
                                                 const ReducePlan& plan, const Node& n) {
-  Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_stats");
+  Recipe recipe = recipe_of(what);
+  // The traced sizes decide: fewer rows than a GPU has room for, each long.
+  bool split = recipe.splittable && plan.traced_rows < 1024 && plan.traced_cols >= 8192;
+
+  std::string base = "k" + std::to_string(kernels_.size()) + "_" + n.schema().name;
+  Kernel k(base + (split ? "_partial" : "_stats"));
   std::string pid = int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
   k.line("rows = " + pid + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
   k.line("row_mask = rows < ROWS");
+  if (split) {
+    k.line("lo = tl.program_id(1) * CHUNK");
+    k.line("hi = tl.minimum(lo + CHUNK, COLS)");
+  } else {
+    k.line("lo = 0");
+    k.line("hi = COLS");
+  }
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
 
-  // Opens a loop over the columns, one BLOCK_R tile at a time, and returns the input index
-  // of the tile's elements under mask `m`; the caller closes it with k.pop().
+  // Opens a loop over the columns [lo, hi), one BLOCK_R tile at a time, and returns the
+  // input index of the tile's elements under mask `m`; the caller closes it with k.pop().
   auto columns = [&]() {
-    k.line("for c0 in range(0, COLS, BLOCK_R):");
+    k.line("for c0 in range(lo, hi, BLOCK_R):");
     k.push();
     k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
-    k.line("m = row_mask & (cols < COLS)");
+    k.line("m = row_mask & (cols < hi)");
     return Index{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
   };
   // One pass accumulating term(x) lane by lane: combine is "sum", "product", or a tl
@@ -739,24 +772,24 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     return k.assign("tl." + how + "(" + acc + ", axis=1)[:, None]");
   };
   auto identity = [](const std::string& x) { return x; };
-  std::vector<std::string> results;
-  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
+  auto square = [](const std::string& x) { return x + " * " + x; };
+
+  // The partial statistics over [lo, hi).
+  std::vector<std::string> part;
   if (what == "sum" || what == "mean") {
     pass("acc", "0.0", identity, "sum");
-    std::string s = reduce("acc", "sum");
-    results.push_back(what == "mean" ? k.assign(s + " / COLS") : s);
+    part = {reduce("acc", "sum")};
+  } else if (what == "norm" || what == "rms") {
+    pass("acc", "0.0", square, "sum");
+    part = {reduce("acc", "sum")};
   } else if (what == "max" || what == "min") {
     std::string init = what == "max" ? "float('-inf')" : "float('inf')";
     pass("acc", init, identity, what == "max" ? "maximum" : "minimum");
-    results.push_back(reduce("acc", what));
-  } else if (what == "norm") {
-    pass(
-        "acc", "0.0", [](const std::string& x) { return x + " * " + x; }, "sum");
-    results.push_back(k.assign("tl.sqrt_rn(" + reduce("acc", "sum") + ")"));
+    part = {reduce("acc", what)};
   } else if (what == "prod") {
     helpers_.insert("_mul");  // tl has no product reduction: tl.reduce with a combine function
     pass("acc", "1.0", identity, "product");
-    results.push_back(k.assign("tl.reduce(acc, 1, _mul)[:, None]"));
+    part = {k.assign("tl.reduce(acc, 1, _mul)[:, None]")};
   } else if (what == "max_sumexp" || what == "logsumexp") {
     pass("acc", "float('-inf')", identity, "maximum");
     std::string mx = reduce("acc", "max");
@@ -764,37 +797,20 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     pass(
         "acc2", "0.0", [&](const std::string& x) { return "tl.exp(" + x + " - " + safe + ")"; },
         "sum");
-    std::string s = reduce("acc2", "sum");
-    if (what == "logsumexp") {
-      results.push_back(k.assign(safe + " + tl.log(" + s + ")"));
-    } else {
-      results.push_back(safe);
-      results.push_back(s);
-    }
+    part = {safe, reduce("acc2", "sum")};
   } else if (what == "var" || what == "std" || what == "mean_rstd") {
+    std::string count =
+        k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
     pass("acc", "0.0", identity, "sum");
-    std::string mean = k.assign(reduce("acc", "sum") + " / COLS");
+    std::string mean = k.assign(reduce("acc", "sum") + " / " + count);
     pass(
         "acc2", "0.0",
         [&](const std::string& x) {
           return "(" + x + " - " + mean + ") * (" + x + " - " + mean + ")";
         },
         "sum");
-    std::string ss = reduce("acc2", "sum");
-    if (what == "mean_rstd") {
-      results.push_back(mean);
-      results.push_back(k.assign("1.0 / tl.sqrt_rn(" + ss + " / COLS + " + eps + ")"));
-    } else {
-      std::string corr = std::to_string(attr_int(n.attrs, "correction"));
-      std::string var = k.assign(ss + " / tl.maximum(COLS - " + corr + ", 0)");
-      results.push_back(what == "std" ? k.assign("tl.sqrt_rn(" + var + ")") : var);
-    }
-  } else if (what == "rms") {
-    pass(
-        "acc", "0.0", [](const std::string& x) { return x + " * " + x; }, "sum");
-    results.push_back(
-        k.assign("1.0 / tl.sqrt_rn(" + reduce("acc", "sum") + " / COLS + " + eps + ")"));
-  } else if (what == "argmax" || what == "argmin") {
+    part = {count, mean, reduce("acc2", "sum")};
+  } else {  // argmax, argmin
     bool is_max = what == "argmax";
     std::string init = is_max ? "float('-inf')" : "float('inf')";
     k.line("best = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
@@ -806,26 +822,97 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     k.line("where = tl.where(" + better + ", cols.to(tl.int64), where)");
     k.pop();
     std::string top = reduce("best", is_max ? "max" : "min");
-    results.push_back(k.assign("tl.min(tl.where(best == " + top +
-                               ", where, 9223372036854775807), axis=1)[:, None]"));
-  } else {
-    throw IrError("codegen: no statistics recipe " + what);
+    part = {k.assign("tl.min(tl.where(best == " + top +
+                     ", where, 9223372036854775807), axis=1)[:, None]")};
   }
-  std::vector<std::string> vars;
-  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : DType::F32;
+
+  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
+  // The results from (combined) partial statistics `p`, in kernel `kk`.
+  auto finish = [&](Kernel& kk, const std::vector<std::string>& p) -> std::vector<std::string> {
+    if (what == "mean") return {kk.assign(p[0] + " / COLS")};
+    if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
+    if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
+    if (what == "logsumexp") return {kk.assign(p[0] + " + tl.log(" + p[1] + ")")};
+    if (what == "mean_rstd") {
+      return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")")};
+    }
+    if (what == "var" || what == "std") {
+      std::string corr = std::to_string(attr_int(n.attrs, "correction"));
+      std::string var = kk.assign(p[2] + " / tl.maximum(COLS - " + corr + ", 0)");
+      return {what == "std" ? kk.assign("tl.sqrt_rn(" + var + ")") : var};
+    }
+    return p;
+  };
+
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
-  for (const std::string& r : results) {
-    std::string var = alloc(
-        plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py}, dtype);
-    k.line("tl.store(" + k.pointer(var) + " + rows, " + r + ", mask=row_mask)");
-    vars.push_back(var);
-  }
+  std::vector<std::string> row_shape =
+      plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
+  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : DType::F32;
+  auto store_results = [&](Kernel& kk, const std::vector<std::string>& results) {
+    std::vector<std::string> vars;
+    for (const std::string& r : results) {
+      std::string var = alloc(row_shape, dtype);
+      kk.line("tl.store(" + kk.pointer(var) + " + rows, " + r + ", mask=row_mask)");
+      vars.push_back(var);
+    }
+    return vars;
+  };
   // Tiles of about 4096 elements: whole rows when they fit, several rows when they are short.
-  std::string tile = "_tile(" + rows_py + ", " + cols_py + ")";
-  forward_.push_back("BLOCK_M, BLOCK_R = " + tile);
-  finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
-                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
-                {"BLOCK_M", "BLOCK_R"});
+  forward_.push_back("BLOCK_M, BLOCK_R = _tile(" + rows_py + ", " + cols_py + ")");
+  if (!split) {
+    std::vector<std::string> vars = store_results(k, finish(k, part));
+    finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
+                  "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
+                  {"BLOCK_M", "BLOCK_R"});
+    return vars;
+  }
+  // Split: chunk statistics into [ROWS, SPLIT] buffers, then one combining kernel.
+  forward_.push_back("SPLIT, CHUNK = _split(" + rows_py + ", " + cols_py + ", BLOCK_M, BLOCK_R)");
+  std::vector<std::string> partial_vars;
+  for (const std::string& p : part) {
+    std::string var = alloc(row_shape.empty() ? std::vector<std::string>{"SPLIT"}
+                                              : std::vector<std::string>{rows_py, "SPLIT"},
+                            DType::F32);
+    k.line("tl.store(" + k.pointer(var) + " + rows * SPLIT + tl.program_id(1), " + p +
+           ", mask=row_mask)");
+    partial_vars.push_back(var);
+  }
+  finish_kernel(k, {"ROWS", "COLS", "SPLIT", "CHUNK"}, {"BLOCK_M", "BLOCK_R"},
+                "(triton.cdiv(" + rows_py + ", BLOCK_M), SPLIT)",
+                {rows_py, cols_py, "SPLIT", "CHUNK"}, {"BLOCK_M", "BLOCK_R"});
+
+  Kernel c(base + "_stats");
+  c.line("rows = " + pid + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  c.line("row_mask = rows < ROWS");
+  c.line("parts = tl.arange(0, BLOCK_S)[None, :]");
+  c.line("pm = row_mask & (parts < SPLIT)");
+  std::vector<std::string> loaded;
+  for (size_t i = 0; i < partial_vars.size(); ++i) {
+    std::string other =
+        recipe.partial[i] == "m" ? (what == "min" ? "float('inf')" : "float('-inf')") : "0.0";
+    loaded.push_back(c.assign("tl.load(" + c.pointer(partial_vars[i]) +
+                              " + rows * SPLIT + parts, mask=pm, other=" + other + ")"));
+  }
+  auto sum = [&](const std::string& x) { return c.assign("tl.sum(" + x + ", axis=1)[:, None]"); };
+  std::vector<std::string> combined;
+  if (recipe.partial == std::vector<std::string>{"s"}) {
+    combined = {sum(loaded[0])};
+  } else if (recipe.partial == std::vector<std::string>{"m"}) {
+    combined = {c.assign("tl." + what + "(" + loaded[0] + ", axis=1)[:, None]")};
+  } else if (recipe.partial.size() == 2) {  // max and sum of exponentials
+    std::string mx = c.assign("tl.max(" + loaded[0] + ", axis=1)[:, None]");
+    std::string safe = c.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+    combined = {safe, sum(loaded[1] + " * tl.exp(" + loaded[0] + " - " + safe + ")")};
+  } else {  // counts, means, M2: Chan's combination
+    std::string total = sum(loaded[0]);
+    std::string mean = c.assign(sum(loaded[0] + " * " + loaded[1]) + " / " + total);
+    std::string d = c.assign(loaded[1] + " - " + mean);
+    combined = {total, mean, sum(loaded[2] + " + " + loaded[0] + " * " + d + " * " + d)};
+  }
+  std::vector<std::string> vars = store_results(c, finish(c, combined));
+  finish_kernel(c, {"ROWS", "COLS", "SPLIT"}, {"BLOCK_M", "BLOCK_S"},
+                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py, "SPLIT"},
+                {"BLOCK_M", "triton.next_power_of_2(SPLIT)"});
   return vars;
 }
 
@@ -911,6 +998,8 @@ void Lowering::lower_normalization(const Node& n) {
       std::string G = std::to_string(groups), P = std::to_string(per);
       plan.kept = {shape[0], G};
       plan.reduced = {P};
+      plan.traced_rows = g_.value(in).type.shape[0] * groups;
+      plan.traced_cols = g_.value(in).type.numel() / plan.traced_rows;
       for (int d = 2; d < rank; ++d) plan.reduced.push_back(shape[d]);
       plan.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
         std::vector<std::string> idx = {ki[0], "(" + ki[1] + " * " + P + " + " + ri[0] + ")"};
@@ -1032,6 +1121,13 @@ std::string Lowering::header() {
        "    block_r = min(triton.next_power_of_2(max(cols, 1)), 1024)\n"
        "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), 4096 // block_r))\n"
        "    return block_m, block_r\n\n\n";
+  s << "def _split(rows, cols, block_m, block_r):\n"
+       "    \"\"\"Column chunks of a long reduction over few rows: about 1024 programs in "
+       "all.\"\"\"\n"
+       "    row_blocks = triton.cdiv(rows, block_m)\n"
+       "    split = max(1, min(triton.cdiv(cols, block_r), 1024 // row_blocks, 1024))\n"
+       "    chunk = triton.cdiv(triton.cdiv(cols, split), block_r) * block_r\n"
+       "    return triton.cdiv(cols, chunk), chunk\n\n\n";
   s << "def _declare(module, key, shape, dtype, kind):\n"
        "    \"\"\"Registers one state_dict entry under its dotted name, making containers on the "
        "way.\"\"\"\n"

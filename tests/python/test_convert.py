@@ -1,10 +1,11 @@
 """The built-in compiler, end to end in Triton's interpreter (the CI tier): every operator
-case of tests/ir/op_cases/ (emitted as a KernelBench-format program) and every bundled
-example in examples/ is traced, compiled by `drtriton convert` and judged by the verifier
+case of tests/ir/op_cases/ (emitted as a KernelBench-format program), every bundled
+example in examples/ and every program of tests/python/programs/convert/ is traced, compiled by `drtriton convert` and judged by the verifier
 (drtriton serve --device cpu): all checks, including the run on varied sizes.
 
 One service judges the whole batch, so the workers start once. The failures are listed
-together, each with the verdict's reason.
+together, each with the verdict's reason. DRTRITON_TEST_DEVICE=cuda runs the same test on
+the GPU (the device machine's tier: `bash scripts/gpu_convert.sh`).
 """
 import glob
 import http.client
@@ -18,8 +19,10 @@ import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
+DEVICE = os.environ.get("DRTRITON_TEST_DEVICE", "cpu")
 OP_CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "ir", "op_cases", "*.ir")))
-PROGRAMS = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")))
+PROGRAMS = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")) +
+                  glob.glob(os.path.join(ROOT, "tests", "python", "programs", "convert", "*.py")))
 # Cases known to be rejected, with why; each must still be rejected (then this list is stale).
 KNOWN_REJECTED = {
     "max_pool1d": "torch.export specializes the pooled length to the traced 16, so the "
@@ -69,9 +72,9 @@ def test_every_solution_passes_the_verifier(compiled, tmp_path):
         if sol is not None:
             names.append(name)
             items.append({"task": task, "candidate": sol,
-                          "options": {"device": "cpu", "compile": False, "seed": 7}})
-    service = subprocess.Popen([BIN, "serve", "--port", "0", "--device", "cpu", "--workers-per-gpu",
-                                str(max(1, min(4, os.cpu_count() or 1)))],
+                          "options": {"device": DEVICE, "compile": False, "seed": 7}})
+    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
+    service = subprocess.Popen([BIN, "serve", "--port", "0", "--device", DEVICE, *workers],
                                cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         ready, _, _ = select.select([service.stdout], [], [], 120)
