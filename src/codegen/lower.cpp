@@ -155,8 +155,11 @@ std::vector<std::string> decompose(Kernel& k, const std::string& linear,
   for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
     std::string stride = k.size_product(inner);
     std::string q = stride == "1" ? linear : "(" + linear + " // " + stride + ")";
-    idx[d] = d == 0 ? q : k.assign(q + " % " + k.size(shape[d]));
-    if (d == 0) idx[d] = k.assign(q);
+    if (shape[d] == "1" || linear == "0") {
+      idx[d] = "0";  // a literal, so that loads see a broadcast scalar
+    } else {
+      idx[d] = k.assign(d == 0 ? q : q + " % " + k.size(shape[d]));
+    }
     inner.insert(inner.begin(), shape[d]);
   }
   return idx;
@@ -173,6 +176,9 @@ std::string linearize(Kernel& k, const std::vector<std::string>& idx,
   }
   return terms.empty() ? "0" : "(" + join(terms, " + ") + ")";
 }
+
+std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
+                    const std::string& mask, const std::string& other);
 
 // ---- The lowering ----------------------------------------------------------------------
 
@@ -269,11 +275,19 @@ std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const I
   std::vector<std::string> shape = shape_of(v);
   std::string offset =
       !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
-  std::string key = "load " + var + "[" + offset + "] if " + idx.mask;
+  return load_at(k, var, offset, idx.mask, g_.value(v).type.dtype == DType::Bool ? "0" : "0.0");
+}
+
+// Every load of a kernel goes through here: one per element and mask (later reads reuse it).
+std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
+                    const std::string& mask, const std::string& other) {
+  std::string key = "load " + var + "[" + offset + "] if " + mask;
   if (const std::string* t = k.find(key)) return *t;
-  std::string other = g_.value(v).type.dtype == DType::Bool ? "0" : "0.0";
-  std::string t = k.assign("tl.load(" + k.pointer(var) + " + " + offset + ", mask=" + idx.mask +
-                           ", other=" + other + ")");
+  // An element every lane reads (a broadcast scalar) is one unmasked scalar load: a block
+  // mask needs a block of pointers.
+  std::string t = offset == "0" ? k.assign("tl.load(" + k.pointer(var) + ")")
+                                : k.assign("tl.load(" + k.pointer(var) + " + " + offset +
+                                           ", mask=" + mask + ", other=" + other + ")");
   k.remember(key, t);
   return t;
 }
@@ -326,15 +340,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     // The bias is per output feature (a Linear's last dim) or per channel (dim 1).
     std::string bias = param_var(n, "bias");
     int channel = n.op == Op::Linear ? static_cast<int>(idx.dims.size()) - 1 : 1;
-    std::string key = "load " + bias + "[" + idx.dims[channel] + "] if " + idx.mask;
-    std::string b;
-    if (const std::string* t = k.find(key)) {
-      b = *t;
-    } else {
-      b = k.assign("tl.load(" + k.pointer(bias) + " + " + idx.dims[channel] + ", mask=" + idx.mask +
-                   ", other=0.0)");
-      k.remember(key, b);
-    }
+    std::string b = load_at(k, bias, idx.dims[channel], idx.mask, "0.0");
     return k.assign(acc + " + " + b);
   }
   if (s.category == Category::Normalization) {
@@ -343,17 +349,8 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     const ReducePlan& plan = plans_.at(out);
     std::string row = linearize(k, plan.row_of(idx.dims), plan.kept);
     std::vector<std::string> st;
-    for (const std::string& var : stats_.at(out)) {
-      std::string key = "stat " + var + "[" + row + "] if " + idx.mask;
-      if (const std::string* t = k.find(key)) {
-        st.push_back(*t);
-        continue;
-      }
-      std::string t = k.assign("tl.load(" + k.pointer(var) + " + " + row + ", mask=" + idx.mask +
-                               ", other=1.0)");
-      k.remember(key, t);
-      st.push_back(t);
-    }
+    for (const std::string& var : stats_.at(out))
+      st.push_back(load_at(k, var, row, idx.mask, "1.0"));
     if (n.op == Op::Softmax) return k.assign("tl.exp(" + xv + " - " + st[0] + ") / " + st[1]);
     if (n.op == Op::LogSoftmax) {
       return k.assign(xv + " - " + st[0] + " - tl.log(" + st[1] + ")");
@@ -379,8 +376,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         pshape = {shape_of(out)[1]};
       }
       std::string off = linearize(k, pdims, pshape);
-      std::string pv = k.assign("tl.load(" + k.pointer(var) + " + " + off + ", mask=" + idx.mask +
-                                ", other=0.0)");
+      std::string pv = load_at(k, var, off, idx.mask, "0.0");
       y = k.assign(rel == "weight" ? y + " * " + pv : y + " + " + pv);
     }
     return y;
@@ -434,7 +430,8 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         Index r{{}, idx.mask, idx.linear, idx.linear_shape};
         std::string lin = !idx.linear.empty() && idx.linear_shape == oshape
                               ? idx.linear
-                              : k.assign(linearize(k, idx.dims, oshape));
+                              : linearize(k, idx.dims, oshape);
+        if (lin != "0") lin = k.assign(lin);
         r.dims = decompose(k, lin, ishape);
         r.linear = lin;
         r.linear_shape = ishape;
@@ -462,6 +459,9 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   std::vector<int64_t> window(sp);
   for (int d = 0; d < sp; ++d) {
     std::string o = idx.dims[first + d];
+    // A literal output index (a size-1 dim) makes the window's bounds Python constants,
+    // and a block mask cannot be combined with a Python bool: make it a block of indices.
+    if (is_integer(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
     std::string len = k.size(ishape[first + d]);
     if (adaptive) {
       int64_t out_n = ocon[first + d];
@@ -1038,6 +1038,7 @@ void Lowering::lower_cumsum(const Node& n) {
   std::string x = emit(k, in, Index{full, "m", "", {}});
   std::string t = k.assign("tl.where(m, " + x + ", 0.0)");
   std::string off = linearize(k, full, shape);
+  if (is_integer(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
   k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.cumsum(" + t +
          ", axis=1) + carry, mask=m)");
   k.line("carry = carry + tl.sum(" + t + ", axis=1)[:, None]");

@@ -52,6 +52,14 @@ std::string call(const std::string& fn, const std::string& x) {
   return fn + "(" + x + ")";
 }
 
+// torch.maximum, clamp and friends propagate NaN; tl.maximum drops it by default.
+std::string max_of(const std::string& a, const std::string& b) {
+  return "tl.maximum(" + a + ", " + b + ", propagate_nan=tl.PropagateNan.ALL)";
+}
+std::string min_of(const std::string& a, const std::string& b) {
+  return "tl.minimum(" + a + ", " + b + ", propagate_nan=tl.PropagateNan.ALL)";
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& pointwise_helpers() {
@@ -93,10 +101,9 @@ std::string pointwise_formula(const Node& node, const std::vector<std::string>& 
       return "0.5 * " + x + " * (1.0 + tl.erf(" + x + " * 0.7071067811865476))";
     case Op::Mish:
       return x + " * " + use("_tanh") + "(" + use("_softplus") + "(" + x + ", 1.0, 20.0))";
-    case Op::Hardswish: return x + " * tl.minimum(tl.maximum(" + x + " + 3.0, 0.0), 6.0) / 6.0";
-    case Op::Hardsigmoid: return "tl.minimum(tl.maximum(" + x + " + 3.0, 0.0), 6.0) / 6.0";
-    case Op::Hardtanh:
-      return "tl.minimum(tl.maximum(" + x + ", " + f("min_val") + "), " + f("max_val") + ")";
+    case Op::Hardswish: return x + " * " + min_of(max_of(x + " + 3.0", "0.0"), "6.0") + " / 6.0";
+    case Op::Hardsigmoid: return min_of(max_of(x + " + 3.0", "0.0"), "6.0") + " / 6.0";
+    case Op::Hardtanh: return min_of(max_of(x, f("min_val")), f("max_val"));
     case Op::LeakyRelu:
       return "tl.where(" + x + " > 0, " + x + ", " + x + " * " + f("negative_slope") + ")";
     case Op::Elu:
@@ -127,9 +134,9 @@ std::string pointwise_formula(const Node& node, const std::vector<std::string>& 
       return "tl.where(" + x + " == 0, " + (e > 0 ? "0.0" : "float('inf')") + ", tl.exp(" +
              float_literal(e) + " * tl.log(" + x + ")))";
     }
-    case Op::Clamp: return "tl.minimum(tl.maximum(" + x + ", " + f("min") + "), " + f("max") + ")";
-    case Op::ClampMin: return "tl.maximum(" + x + ", " + f("min") + ")";
-    case Op::ClampMax: return "tl.minimum(" + x + ", " + f("max") + ")";
+    case Op::Clamp: return min_of(max_of(x, f("min")), f("max"));
+    case Op::ClampMin: return max_of(x, f("min"));
+    case Op::ClampMax: return min_of(x, f("max"));
     case Op::Erf: return call("tl.erf", x);
     case Op::Sin: return call("tl.sin", x);
     case Op::Cos: return call("tl.cos", x);
@@ -144,8 +151,8 @@ std::string pointwise_formula(const Node& node, const std::vector<std::string>& 
     case Op::Sub: return x + " - " + y;
     case Op::Mul: return x + " * " + y;
     case Op::Div: return x + " / " + y;
-    case Op::Maximum: return "tl.maximum(" + x + ", " + y + ")";
-    case Op::Minimum: return "tl.minimum(" + x + ", " + y + ")";
+    case Op::Maximum: return max_of(x, y);
+    case Op::Minimum: return min_of(x, y);
     case Op::Gt: return x + " > " + y;
     case Op::Lt: return x + " < " + y;
     case Op::Where: return "tl.where(" + args[0] + ", " + args[1] + ", " + args[2] + ")";

@@ -1,6 +1,8 @@
 """The built-in compiler, end to end in Triton's interpreter (the CI tier): every operator
 case of tests/ir/op_cases/ (emitted as a KernelBench-format program), every bundled
-example in examples/ and every program of tests/python/programs/convert/ is traced, compiled by `drtriton convert` and judged by the verifier
+example in examples/, every program of tests/python/programs/convert/ and 60 synthetic
+programs of difficulty 4 to 10 (`drtriton synth`, a fixed seed: differential fuzzing of the
+compiler against PyTorch) is traced, compiled by `drtriton convert` and judged by the verifier
 (drtriton serve --device cpu): all checks, including the run on varied sizes.
 
 One service judges the whole batch, so the workers start once. The failures are listed
@@ -20,6 +22,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
 DEVICE = os.environ.get("DRTRITON_TEST_DEVICE", "cpu")
+SYNTH_COUNT = 60
 OP_CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "ir", "op_cases", "*.ir")))
 PROGRAMS = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")) +
                   glob.glob(os.path.join(ROOT, "tests", "python", "programs", "convert", "*.py")))
@@ -50,6 +53,11 @@ def compiled(tmp_path_factory):
         programs[name] = str(out)
     for path in PROGRAMS:
         programs[os.path.basename(path)[:-3]] = path
+    r = run("synth", "--count", str(SYNTH_COUNT), "--difficulty", "4:10", "--seed", "23",
+            "--size", "tiny", "--out", str(work / "synth.jsonl"), "--emit-dir", str(work / "synth"))
+    assert r.returncode == 0, r.stderr
+    for path in sorted(glob.glob(str(work / "synth" / "*.py"))):
+        programs["synth_" + os.path.basename(path)[:-3]] = path
     result = {}
     for name, path in programs.items():
         traced = work / f"{name}.traced.json"
