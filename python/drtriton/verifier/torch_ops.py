@@ -33,6 +33,8 @@ FREE_OPS = {
     "view", "_unsafe_view", "as_strided", "permute", "transpose", "t", "expand",
     "squeeze", "unsqueeze", "select", "slice", "split", "split_with_sizes", "unbind",
     "narrow", "detach", "alias", "_reshape_alias", "view_as_real", "view_as_complex",
+    # in-place metadata changes (F.linear on a 1-d input squeezes its result in place)
+    "squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided_", "detach_",
     "resolve_conj", "resolve_neg", "unfold", "diagonal", "movedim", "chunk",
     "_local_scalar_dense", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
     "is_contiguous", "is_same_size", "_has_compatible_shallow_copy_type", "set_",
