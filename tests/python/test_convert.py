@@ -69,6 +69,31 @@ def compiled(tmp_path_factory):
     return result
 
 
+def test_generated_code_checks(compiled):
+    """The lines that matter, FileCheck style: the docstring of a program of
+    tests/python/programs/convert/ may hold `# CHECK: text` (appears in the solution),
+    `# CHECK-NOT: text` (does not) and `# CHECK-COUNT-N: text` (exactly N times)."""
+    checked = 0
+    for name, (task, sol, _) in compiled.items():
+        for line in task.splitlines():
+            line = line.strip()
+            if not line.startswith("# CHECK"):
+                continue
+            directive, _, text = line[2:].partition(": ")
+            assert sol is not None, f"{name}: did not compile"
+            if directive == "CHECK":
+                assert text in sol, f"{name}: expected {text!r} in the solution"
+            elif directive == "CHECK-NOT":
+                assert text not in sol, f"{name}: did not expect {text!r} in the solution"
+            elif directive.startswith("CHECK-COUNT-"):
+                n = int(directive[len("CHECK-COUNT-"):])
+                assert sol.count(text) == n, f"{name}: {text!r} {sol.count(text)} times, not {n}"
+            else:
+                raise AssertionError(f"{name}: unknown directive {directive!r}")
+            checked += 1
+    assert checked > 0
+
+
 def test_every_case_compiles(compiled):
     failed = {name: err for name, (_, sol, err) in compiled.items() if sol is None}
     assert not failed, "\n".join(f"{k}: {v}" for k, v in failed.items())
