@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "eval/verdict.h"
 
@@ -20,6 +21,8 @@ void add_convert_commands(CLI::App& app);  // convert
 // The traced graph of a program: a .py file through python/drtriton/frontend.py, or a .json
 // the frontend wrote earlier.
 nlohmann::json load_traced(const std::string& path);
+// The GPU indices `nvidia-smi -L` lists (none on a machine without a GPU).
+std::vector<int> list_gpus();
 // One verdict from a pool of one worker (an empty device: cuda when there is a GPU).
 nlohmann::json verify_once(VerifyRequest request, const std::string& cache_path,
                            const std::string& worker_command, double timeout_s);

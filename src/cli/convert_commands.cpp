@@ -61,8 +61,7 @@ void run_convert(const ConvertArgs& a) {
             << solution.library_calls << " library call" << (solution.library_calls == 1 ? "" : "s")
             << ")\n";
 
-  bool gpu =
-      !a.device.empty() ? a.device == "cuda" : std::system("nvidia-smi -L >/dev/null 2>&1") == 0;
+  bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
   bool verify = !a.no_verify && (a.verify || gpu || !a.device.empty());
   if (!verify) {
     if (!a.no_verify) {
@@ -71,7 +70,7 @@ void run_convert(const ConvertArgs& a) {
     }
     return;
   }
-  if (a.program.size() < 3 || a.program.substr(a.program.size() - 3) != ".py") {
+  if (!has_extension(a.program, ".py")) {
     throw CliError(a.program + ": verifying needs the program's source (.py), not a traced graph");
   }
   VerifyRequest request;

@@ -32,18 +32,6 @@ namespace {
 
 // GPU indices that `nvidia-smi -L` lists ("GPU 0: NVIDIA H200 (UUID: ...)"); none without
 // a driver.
-std::vector<int> list_gpus() {
-  std::vector<int> gpus;
-  FILE* p = ::popen("nvidia-smi -L 2>/dev/null", "r");
-  if (!p) return gpus;
-  char line[512];
-  while (std::fgets(line, sizeof line, p)) {
-    int index = 0;
-    if (std::sscanf(line, "GPU %d:", &index) == 1) gpus.push_back(index);
-  }
-  ::pclose(p);
-  return gpus;
-}
 
 std::unique_ptr<VerdictCache> open_cache(const std::string& path) {
   if (path.empty()) return nullptr;
@@ -214,6 +202,19 @@ void run_serve(const ServeArgs& a) {
 }
 
 }  // namespace
+
+std::vector<int> list_gpus() {
+  std::vector<int> gpus;
+  FILE* p = ::popen("nvidia-smi -L 2>/dev/null", "r");
+  if (!p) return gpus;
+  char line[512];
+  while (std::fgets(line, sizeof line, p)) {
+    int index = 0;
+    if (std::sscanf(line, "GPU %d:", &index) == 1) gpus.push_back(index);
+  }
+  ::pclose(p);
+  return gpus;
+}
 
 // The verdict as a table a person reads: every field that says something gets a row.
 void print_verdict(const json& v) {

@@ -224,6 +224,11 @@ class Lowering {
   bool has_param(const Node& n, const std::string& rel) const;
 
   std::string header();
+  // The first grid axis's program index: 64-bit when some tensor is too large for 32-bit
+  // offsets.
+  std::string program_id() const {
+    return int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
+  }
   std::string model_class();
 
   const Graph& g_;
@@ -600,8 +605,7 @@ std::string Lowering::materialize(ValueId v) {
   std::string out = alloc(shape, val.type.dtype);
   std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
-  std::string pid = int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
-  k.line("offs = " + pid + " * BLOCK + tl.arange(0, BLOCK)");
+  k.line("offs = " + program_id() + " * BLOCK + tl.arange(0, BLOCK)");
   k.line("mask = offs < N");
   Index idx{decompose(k, "offs", shape), "mask", "offs", shape};
   std::string result = emit(k, v, idx);
@@ -733,7 +737,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
 
   std::string base = "k" + std::to_string(kernels_.size()) + "_" + n.schema().name;
   Kernel k(base + (split ? "_partial" : "_stats"));
-  std::string pid = int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
+  std::string pid = program_id();
   k.line("rows = " + pid + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
   k.line("row_mask = rows < ROWS");
   if (split) {
@@ -1025,7 +1029,7 @@ void Lowering::lower_cumsum(const Node& n) {
   std::vector<std::string> shape = shape_of(n.output);
   std::string out = alloc(shape, g_.value(n.output).type.dtype);
   Kernel k("k" + std::to_string(kernels_.size()) + "_cumsum");
-  k.line("rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("rows = " + program_id() + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
   k.line("row_mask = rows < ROWS");
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
   k.line("carry = tl.zeros([BLOCK_M, 1], tl.float32)");
