@@ -7,8 +7,6 @@ batch); prints how many passed and, for each failure, the program and the reason
 """
 import argparse
 import glob
-import http.client
-import json
 import os
 import subprocess
 import sys
@@ -29,6 +27,7 @@ def main():
     parser.add_argument("--keep", default=None, help="write programs and solutions here")
     args = parser.parse_args()
     from drtriton import frontend
+    from drtriton.service_client import Service
 
     work = args.keep or tempfile.mkdtemp(prefix="drtriton-fuzz-")
     os.makedirs(work, exist_ok=True)
@@ -58,18 +57,8 @@ def main():
                           "options": {"device": args.device, "compile": False, "seed": 7}})
         names.append(name)
     workers = [] if args.device == "cuda" else ["--workers-per-gpu", str(min(4, os.cpu_count() or 1))]
-    service = subprocess.Popen([BIN, "serve", "--port", "0", "--device", args.device, *workers],
-                               stdout=subprocess.PIPE, text=True)
-    try:
-        line = service.stdout.readline()
-        port = int(line.split("http://127.0.0.1:")[1].split()[0])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
-        conn.request("POST", "/verify_batch", body=json.dumps({"items": items}),
-                     headers={"Content-Type": "application/json"})
-        verdicts = json.loads(conn.getresponse().read())["verdicts"]
-    finally:
-        service.terminate()
-        service.wait(timeout=60)
+    with Service(BIN, "--device", args.device, *workers) as service:
+        verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
     for name, v in zip(names, verdicts):
         if not v["passed"]:
             failures[name] = f"{v.get('failed_stage')}: {v.get('reason')}"

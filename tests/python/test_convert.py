@@ -10,10 +10,7 @@ together, each with the verdict's reason. DRTRITON_TEST_DEVICE=cuda runs the sam
 the GPU (the device machine's tier: `bash scripts/gpu_convert.sh`).
 """
 import glob
-import http.client
-import json
 import os
-import select
 import subprocess
 import sys
 
@@ -106,21 +103,10 @@ def test_every_solution_passes_the_verifier(compiled, tmp_path):
             names.append(name)
             items.append({"task": task, "candidate": sol,
                           "options": {"device": DEVICE, "compile": False, "seed": 7}})
+    from drtriton.service_client import Service
     workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
-    service = subprocess.Popen([BIN, "serve", "--port", "0", "--device", DEVICE, *workers],
-                               cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        ready, _, _ = select.select([service.stdout], [], [], 120)
-        line = service.stdout.readline() if ready else ""
-        assert "listening on http://127.0.0.1:" in line, line
-        port = int(line.split("http://127.0.0.1:")[1].split()[0])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
-        conn.request("POST", "/verify_batch", body=json.dumps({"items": items}),
-                     headers={"Content-Type": "application/json"})
-        verdicts = json.loads(conn.getresponse().read())["verdicts"]
-    finally:
-        service.terminate()
-        service.wait(timeout=60)
+    with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=120) as service:
+        verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
     failed = {name: f"{v.get('failed_stage')}: {v.get('reason')}"
               for name, v in zip(names, verdicts) if not v["passed"]}
     print(f"\n{len(verdicts) - len(failed)}/{len(verdicts)} solutions passed", file=sys.stderr)

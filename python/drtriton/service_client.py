@@ -1,0 +1,47 @@
+"""`drtriton serve` as a child process, for tests and benchmarks that judge many candidates
+in one batch: starts it on a free port, posts JSON, stops it.
+
+    with Service(binary, "--device", "cpu") as service:
+        verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
+"""
+import http.client
+import json
+import select
+import subprocess
+
+
+class Service:
+    def __init__(self, binary, *args, cwd=None, ready_s=300):
+        self.proc = subprocess.Popen([binary, "serve", "--port", "0", *args], cwd=cwd,
+                                     stdout=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.proc.stdout], [], [], ready_s)
+        line = self.proc.stdout.readline() if ready else ""
+        if "listening on http://127.0.0.1:" not in line:
+            self.close()
+            raise RuntimeError(f"drtriton serve did not start: {line!r}")
+        self.port = int(line.split("http://127.0.0.1:")[1].split()[0])
+
+    def post(self, path, body, timeout=3600):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            conn.request("POST", path, body=json.dumps(body),
+                         headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            data = json.loads(response.read())
+        finally:
+            conn.close()
+        if response.status != 200:
+            raise RuntimeError(f"{path}: HTTP {response.status}: {data}")
+        return data
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=60)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
