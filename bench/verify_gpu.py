@@ -69,6 +69,8 @@ def main(argv=None):
     worker = client.WorkerClient(device)
     ready = worker.start()
     print(f"worker ready on {ready['device']}: {json.dumps(ready['versions'])}")
+    # `layer: runtime` cases run on a second worker whose static checks are off.
+    runtime_worker = client.WorkerClient(device, extra_env=client.RUNTIME_ENV)
 
     references = {}  # (task, options that change the reference) -> reference_timing
     rows, verdicts, mismatches = [], {}, 0
@@ -82,7 +84,8 @@ def main(argv=None):
         ref_key = (case.task, bool(options.get("eval_mode")))
         options["reference"] = references.get(ref_key)
         timeout = HANG_TIMEOUT_S if want.outcome == "hang" else REQUEST_TIMEOUT_S
-        result = worker.request(task_src, cand_src, options, timeout=timeout)
+        judge_with = runtime_worker if case.runtime_only else worker
+        result = judge_with.request(task_src, cand_src, options, timeout=timeout)
         ok, got = client.judge_case(case, result, device_type)
         mismatches += not ok
         v = result.verdict
@@ -94,6 +97,7 @@ def main(argv=None):
         print(f"{'ok ' if ok else 'BAD'} {case.name:32s} {result.seconds:7.2f}s  {got[:150]}", flush=True)
     elapsed = time.monotonic() - t_all
     worker.close()
+    runtime_worker.close()
 
     header = "| candidate | expected | got | as expected | seconds |\n| --- | --- | --- | --- | --- |"
     table = [header] + [f"| {n} | {w} | {g.replace('|', '/')[:200]} | {ok} | {s:.2f} |"
@@ -109,7 +113,7 @@ def main(argv=None):
                          f"| {se:.2f}x | {f'{sc:.2f}x' if sc else '-'} | "
                          f"{f'{share:.2f}' if share is not None else '-'} | {','.join(v['flags'])} |")
     summary = (f"verify_gpu: {len(rows) - mismatches}/{len(rows)} cases as expected on {ready['device']} "
-               f"({device}), {worker.started} worker start(s), {elapsed:.1f} s")
+               f"({device}), {worker.started + runtime_worker.started} worker start(s), {elapsed:.1f} s")
     print()
     print("\n".join(table))
     print()

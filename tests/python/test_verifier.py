@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from drtriton.verifier import client, static_checks
+from drtriton.verifier import client, judge, static_checks
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SUITE = os.path.join(ROOT, "tests", "eval", "candidates")
@@ -19,6 +19,8 @@ CASES = client.load_suite(SUITE)
 BY_NAME = {c.name: c for c in CASES}
 HANDLED = [c for c in CASES if c.expect.outcome in ("passed", "rejected")]
 FATAL = [c for c in CASES if c.expect.outcome in ("crash", "hang")]
+# The static checks refuse most cheats and faults before they run; `layer: runtime` cases run
+# on a worker with the static checks off, to show the layers behind them hold on their own.
 HANG_SECONDS = 8
 ESCAPED_FILE = "/tmp/drtriton_escaped_from_scratch.npy"
 
@@ -26,6 +28,15 @@ ESCAPED_FILE = "/tmp/drtriton_escaped_from_scratch.npy"
 @pytest.fixture(scope="module")
 def worker(tmp_path_factory):
     w = client.WorkerClient("cpu", scratch=str(tmp_path_factory.mktemp("scratch")))
+    w.start()
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="module")
+def runtime_worker(tmp_path_factory):
+    w = client.WorkerClient("cpu", scratch=str(tmp_path_factory.mktemp("scratch_runtime")),
+                            extra_env=client.RUNTIME_ENV)
     w.start()
     yield w
     w.close()
@@ -42,7 +53,12 @@ def test_suite_is_complete():
     cheats = ("calls_reference try_except_fallback kernel_never_launched kernel_one_branch subclass_model "
               "reuse_output_memory modifies_input cache_by_pointer cache_global cache_by_shape side_stream "
               "thread patch_timer patch_event lazy_subclass returns_zeros returns_constant shape_hardcoded "
-              "tf32 fp16 nan_output torch_ops_strict").split()
+              "tf32 fp16 nan_output torch_ops_strict "
+              # the classes of the outside review (issue 8), one case or more each
+              "work_in_grid custom_op_named_clone numpy_compute host_read_branch edit_verifier_tables "
+              "edit_verifier_tables_runtime self_named_kernel cache_on_self detects_timed_runs "
+              "matmul_with_ones fused_activation_gemm stack_inspection rows_capped dynamic_names "
+              "wrong_when_large wrong_when_equal").split()
     faults = ("syntax_error import_error kernel_compile_error illegal_memory_access segfault "
               "kernel_infinite_loop host_infinite_loop oom prints_megabytes network "
               "write_outside_scratch").split()
@@ -59,9 +75,10 @@ def test_ready_line_names_device_and_versions(worker):
 
 
 @pytest.mark.parametrize("case", HANDLED, ids=[c.name for c in HANDLED])
-def test_case(worker, case):
+def test_case(request, case):
     if case.name == "fault_write_outside_scratch" and os.path.exists(ESCAPED_FILE):
         os.remove(ESCAPED_FILE)
+    worker = request.getfixturevalue("runtime_worker" if case.runtime_only else "worker")
     result = run(worker, case)
     assert result.outcome == "verdict", (result.outcome, result.progress)
     v = result.verdict
@@ -74,7 +91,11 @@ def test_case(worker, case):
         assert -2 <= v["reward"]["speed"] <= 2
         assert len(v["err"]) >= 5 and {e["dist"] for e in v["err"]} >= {"normal*1", "uniform[-1,1]"}
         for e in v["err"]:
-            assert 0 <= e["candidate"] <= e["bound"] and e["candidate"] < 1e-5, e
+            if "skipped" in e:
+                continue
+            assert 0 <= e["candidate"] <= e["bound"], e
+            if e["eager"] < 1e-6:  # a well-conditioned set: the candidate is about as good
+                assert e["candidate"] < 1e-5, e
         assert v["checks"]["launches"] and all(n > 0 for n in v["checks"]["launches"].values())
         assert v["checks"]["noop_changed_output"] and all(v["checks"]["noop_changed_output"].values())
         assert v["timing_ms"]["device_kind"] == "cpu-wallclock" and "cpu_timing" in v["flags"]
@@ -156,7 +177,7 @@ def test_torch_compile_reference_on_cpu(worker):
 
 
 def _fatal(case, scratch):
-    w = client.WorkerClient("cpu", scratch=scratch)
+    w = client.WorkerClient("cpu", scratch=scratch, extra_env=client.RUNTIME_ENV if case.runtime_only else None)
     try:
         w.start()
         task, candidate = case.sources()
@@ -217,11 +238,11 @@ def rules(source, task=TASK):
     ("import functools\n@functools.lru_cache\ndef f(x):\n    return x\n", "cache"),
     ("C = []\ndef f(x):\n    C.append(x)\n", "cache"),
     ("def f(x):\n    global Y\n    Y = x\n", "cache"),
-    ("import subprocess\n", "process"),
-    ("import os\nos.system('ls')\n", "process"),
-    ("def f():\n    open('/tmp/x', 'w')\n", "file"),
-    ("import os\nos.environ['TRITON_F32_DEFAULT'] = 'tf32'\n", "file"),
-    ("import importlib\nm = importlib.import_module('threading')\n", "introspection"),
+    ("import subprocess\n", "import"),
+    ("import os\nos.system('ls')\n", "import"),
+    ("def f():\n    open('/tmp/x', 'w')\n", "dynamic"),
+    ("import torch\ntorch.os.environ['TRITON_F32_DEFAULT'] = 'tf32'\n", "module"),
+    ("import importlib\nm = importlib.import_module('threading')\n", "import"),
     ("def f():\n    return eval('1')\n", "dynamic"),
     ("def f(x):\n    return x.__class__.__bases__\n", "introspection"),
     ("import torch\nf = torch.compile(torch.relu)\n", "torch_internals"),
@@ -236,8 +257,11 @@ def test_static_rule(source, rule):
     "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, input_precision='tf32x3')\n",
     "import torch\ntorch.set_float32_matmul_precision('highest')\n",
     "TABLE = {}\nTABLE['a'] = 1\ndef f(x):\n    return TABLE['a'] + x\n",
-    "def f():\n    with open('data.txt') as fh:\n        return fh.read()\n",
-    "import time\ndef f():\n    return time.perf_counter()\n",
+    "import math\ndef f(x):\n    return math.prod(x.shape)\n",
+    "def f(x, input):\n    return getattr(x, 'shape')[0] + input\n",
+    "class M:\n    def __init__(self):\n        for i in range(2):\n            setattr(self, f'w{i}', i)\n"
+    "    def g(self, i):\n        return getattr(self, f'w{i}')\n",
+    "import torch\ndef f(x):\n    super().__init__()\n    return x.shape[0]\n",
 ])
 def test_static_allows(source):
     assert rules(source) == []
@@ -273,5 +297,61 @@ def main(x_ptr, BLOCK: tl.constexpr):
 def launch(x):
     main[(1,)](x, BLOCK=16)
 '''
-    kernels = {k.name: k.host_launched for k in static_checks.check_candidate(source, TASK).kernels}
-    assert kernels == {"k": True, "helper": False, "main": True}
+    kernels = static_checks.check_candidate(source, TASK).kernels
+    assert {k.name: k.host_launched for k in kernels} == {"k": False, "helper": False, "main": True}
+    assert judge.unused_kernels(kernels, ["main"]) == ["k"]
+    assert judge.unused_kernels(kernels, ["main", "k"]) == []
+
+
+# ---- class 7 of the review: the call stack does not tell the stages apart
+
+STACK_SPY = r'''
+import contextlib, json, os, sys, tempfile, types
+import torch
+from drtriton.verifier import judge, launch_hook, timing
+
+spy = types.ModuleType("drtriton_test_spy")
+spy.stacks = []
+sys.modules["drtriton_test_spy"] = spy
+
+
+class Guard:
+    def active(self):
+        return contextlib.nullcontext()
+
+
+class Tamper:
+    def restore(self):
+        return []
+    refresh = begin_request = lambda self: None
+
+
+launch_hook.install()
+ctx = judge.Context(torch.device("cpu"), "cpu", {}, Guard(), Tamper(), lambda stage: None)
+task, candidate = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+candidate = candidate.replace("    def forward(self, x):\n", """    def forward(self, x):
+        import traceback, drtriton_test_spy
+        drtriton_test_spy.stacks.append([f.name for f in traceback.extract_stack()])
+""")
+verdict = judge.judge(ctx, task, candidate, {"compile": False}, tempfile.mkdtemp())
+print(json.dumps({"passed": verdict["passed"], "reason": verdict["reason"], "stacks": spy.stacks}))
+'''
+
+
+def test_every_forward_sees_the_same_stack():
+    """A candidate that reads the call stack (traceback.extract_stack, with the static checks
+    out of the way) sees the same frames in the compile, no-op, checked and timed forwards."""
+    case = BY_NAME["honest_relu_scale"]
+    env = dict(os.environ, TRITON_INTERPRET="1", DRTRITON_TEST_SKIP_STATIC="1",
+               PYTHONPATH=os.path.join(ROOT, "python"))
+    run_ = subprocess.run([sys.executable, "-c", STACK_SPY, case.task_path, case.path], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert run_.returncode == 0, run_.stderr[-3000:]
+    report = json.loads(run_.stdout.strip().splitlines()[-1])
+    assert report["passed"], report["reason"]
+    stacks = {tuple(s) for s in report["stacks"]}
+    # compile, one no-op run, 10 input sets, 2 size variations, warm-up and 5 timed runs
+    assert len(report["stacks"]) >= 19
+    assert len(stacks) == 1, stacks
+    names = next(iter(stacks))
+    assert not {"faithful", "correct", "timed", "bench", "run_set", "compile_stage"} & set(names)

@@ -7,6 +7,7 @@ process group, JSON lines, a deadline per request, and a new worker after a cras
 Suite files (tests/eval/candidates/*.py) open with one header line:
 
     # task: <file in tasks/>  expect: <expectation>  [options: {json}]  [cuda: <expectation>]
+    #   [layer: runtime]
 
     expectation := passed [flags: a,b]
                  | rejected at <stage> because <substring of the reason>
@@ -15,6 +16,9 @@ Suite files (tests/eval/candidates/*.py) open with one header line:
 
 `cuda:` overrides the expectation on a GPU, where some faults behave differently (an
 illegal memory access is a CUDA error there, a segmentation fault under the interpreter).
+`layer: runtime` runs the case on a worker whose static checks are off
+(DRTRITON_TEST_SKIP_STATIC=1, RUNTIME_ENV), to show that the layers behind them (runtime
+guards, the sandbox, the dynamic checks) hold on their own.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+RUNTIME_ENV = {"DRTRITON_TEST_SKIP_STATIC": "1"}  # the worker of `layer: runtime` cases
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -196,6 +201,7 @@ class Case:
     expect: Expectation
     options: dict
     expect_cuda: Expectation | None = None
+    runtime_only: bool = False         # judged with the static checks off (layer: runtime)
 
     def expectation(self, device_type):
         return self.expect_cuda if device_type == "cuda" and self.expect_cuda else self.expect
@@ -231,14 +237,19 @@ def parse_header(line):
         raise ValueError(f"bad suite header {line!r}")
     task, rest = m.group(1), m.group(2)
     cuda = options = None
-    parts = re.split(r"\s{2,}(options|cuda):\s*", rest)
+    runtime_only = False
+    parts = re.split(r"\s{2,}(options|cuda|layer):\s*", rest)
     expect = parse_expectation(parts[0])
     for key, value in zip(parts[1::2], parts[2::2]):
         if key == "options":
             options = json.loads(value)
+        elif key == "layer":
+            if value.strip() != "runtime":
+                raise ValueError(f"unknown layer {value!r} in {line!r}")
+            runtime_only = True
         else:
             cuda = parse_expectation(value)
-    return task, expect, options or {}, cuda
+    return task, expect, options or {}, cuda, runtime_only
 
 
 def load_suite(directory):
@@ -249,9 +260,9 @@ def load_suite(directory):
         path = os.path.join(directory, name)
         with open(path) as f:
             first = f.readline()
-        task, expect, options, cuda = parse_header(first)
+        task, expect, options, cuda, runtime_only = parse_header(first)
         cases.append(Case(name[:-3], path, task, os.path.join(directory, "tasks", task),
-                          expect, options, cuda))
+                          expect, options, cuda, runtime_only))
     return cases
 
 

@@ -5,6 +5,13 @@ fresh seed, so shapes, dtypes and integer inputs are the task's, and then redraw
 floating-point tensor from one distribution of DISTRIBUTIONS. A tensor the task drew
 non-negative (rand, abs, ...) stays non-negative (the absolute value of the draw), so a
 task computing log or sqrt keeps its domain. Set 0 is the task's own draw, untouched.
+Besides two families at several scales there are large magnitudes (normal*1e4) and
+structured sets (sorted values of one sign, mostly zero, all equal), which catch kernels that are
+wrong only where values are large or repeat; those are judged only where the reference's
+own output stays finite (STRUCTURED_FROM).
+
+Timed runs redraw the floating-point inputs in place before every run (redraw_), so no
+two timed runs see the same values and an output cached from an earlier call is wrong.
 
 Size constants: a KernelBench task keeps its sizes in module-level ints (batch_size = 16)
 read by get_inputs/get_init_inputs at call time, so rebinding them changes the shapes.
@@ -38,7 +45,16 @@ DISTRIBUTIONS = [
     ("uniform[-1,1]", "uniform", 1.0),
     ("normal*100", "normal", 100.0),
     ("uniform[-0.01,0.01]", "uniform", 0.01),
+    ("normal*1e4", "normal", 1e4),
+    ("sorted, one sign", "sorted_one_sign", 1.0),
+    ("mostly zero", "mostly_zero", 1.0),
+    ("all equal", "all_equal", 1.0),
 ]
+# Sets from this index on are skipped (and said so) where the reference's output is not finite.
+STRUCTURED_FROM = 5
+# Sizes varied upward grow the inputs at most this much: on a GPU, and in Triton's (slow)
+# interpreter on the CPU. Either way every such size grows by one at least.
+GROWTH_LIMIT = {"cuda": 2.5, "cpu": 1.5}
 SHRINK_LIMIT = 1_000_000   # inputs above this many elements are shrunk on the CPU ...
 SHRINK_TARGET = 1 << 16    # ... down to this many (the interpreter runs a program per block)
 SHRINK_FLOOR = 16
@@ -65,17 +81,46 @@ def tensors_of(obj):
     return []
 
 
+def _draw(shape, kind, scale, generator, nonneg, dtype):
+    """Values of one distribution (on the CPU), drawn in float32 or float64."""
+    if kind == "uniform":
+        x = (torch.rand(shape, generator=generator, dtype=dtype) * 2 - 1) * scale
+    elif kind == "all_equal":
+        x = torch.randn((), generator=generator, dtype=dtype).expand(shape).clone() * scale
+    else:
+        x = torch.randn(shape, generator=generator, dtype=dtype) * scale
+    if kind == "sorted_one_sign":  # negative where the task allows it, ascending in memory
+        x = (x.abs() if nonneg else -x.abs()).flatten().sort().values.reshape(shape)
+    elif kind == "mostly_zero":
+        x = x * (torch.rand(shape, generator=generator, dtype=dtype) < 0.1)
+    return x.abs() if nonneg else x
+
+
 def _redraw(t, kind, scale, generator):
     if not t.is_floating_point() or t.numel() == 0:
         return t
     nonneg = bool((t >= 0).all()) if t.device.type != "meta" else False
-    if kind == "normal":
-        x = torch.randn(t.shape, generator=generator, dtype=torch.float64) * scale
-    else:
-        x = (torch.rand(t.shape, generator=generator, dtype=torch.float64) * 2 - 1) * scale
-    if nonneg:
-        x = x.abs()
+    dtype = torch.float64 if t.dtype == torch.float64 else torch.float32
+    x = _draw(t.shape, kind, scale, generator, nonneg, dtype)
     return x.to(dtype=t.dtype, device=t.device).contiguous(memory_format=_memory_format(t))
+
+
+def nonnegative(inputs):
+    """Per tensor of `inputs`: whether the task drew it non-negative (keeps its domain)."""
+    return [bool(t.is_floating_point() and t.numel() and (t >= 0).all()) for t in tensors_of(inputs)]
+
+
+def redraw_(buffers, nonneg, generator, run):
+    """Fresh values in place, on the buffers' device: normal and uniform by turns."""
+    for t, positive in zip(tensors_of(buffers), nonneg):
+        if not t.is_floating_point() or t.numel() == 0:
+            continue
+        if run % 2:
+            t.uniform_(-1.0, 1.0, generator=generator)
+        else:
+            t.normal_(generator=generator)
+        if positive:
+            t.abs_()
 
 
 def _memory_format(t):
@@ -172,18 +217,32 @@ def shrink_constants(task_module, model_classes, other_modules=()):
     return changed
 
 
+def _smaller(n, growth):
+    return n - 1 if n > 2 else n + 1
+
+
+def _larger(n, growth):
+    """n grown by `growth`, at least by one, and not a power of two."""
+    m = max(n + 1, round(n * growth))
+    return m + 1 if m & (m - 1) == 0 else m
+
+
 @contextlib.contextmanager
-def varied_constants(task_module, model_classes):
-    """Rebind every size constant that changes only the inputs (not get_init_inputs) by one.
+def varied_constants(task_module, model_classes, up=False, growth_limit=GROWTH_LIMIT["cuda"]):
+    """Rebind every size constant that changes only the inputs (not get_init_inputs).
 
     Yields {name: [old, new]} (empty when no constant qualifies or the reference does not
-    accept the new shapes) and restores the constants afterwards. New value: n - 1 for
-    n > 2 (odd sizes also catch kernels that forgot a mask), else n + 1.
+    accept the new shapes) and restores the constants afterwards. Down: n - 1 for n > 2
+    (odd sizes also catch kernels that forgot a mask), else n + 1. Up: every such constant
+    grows together, each by the same factor (at least by one, never to a power of two), the
+    largest factor that keeps the inputs within `growth_limit` times their size: so a kernel
+    hard-wired to at most the task's size fails in whichever dimension it is.
     """
     original = _size_constants(task_module)
     changed = {}
     try:
-        changed = _find_variation(task_module, model_classes, original)
+        changed = _find_variation(task_module, model_classes, original, _larger if up else _smaller,
+                                  growth_limit)
         for name, (_, new) in changed.items():
             setattr(task_module, name, new)
         yield changed
@@ -192,36 +251,53 @@ def varied_constants(task_module, model_classes):
             setattr(task_module, name, value)
 
 
-def _find_variation(task_module, model_classes, original):
-    changed = {}
+def _find_variation(task_module, model_classes, original, step, growth_limit):
     try:
         base_shapes, base_init = _meta_shapes(task_module)
     except Exception:
         return {}
+    base_total = max(1, sum(math.prod(s) for s in base_shapes))
+    qualifying = []  # constants that change the inputs' shapes and nothing else
     for name, value in original.items():
         if value < 1:
             continue
-        new = value - 1 if value > 2 else value + 1
-        setattr(task_module, name, new)
+        setattr(task_module, name, step(value, 2.0))
         try:
             shapes, init = _meta_shapes(task_module)
-            qualifies = shapes != base_shapes and init == base_init
+            if shapes != base_shapes and init == base_init:
+                qualifying.append(name)
         except Exception:
-            qualifies = False
+            pass
         setattr(task_module, name, value)
-        if qualifies:
-            changed[name] = [value, new]
-    for name, (_, new) in changed.items():
-        setattr(task_module, name, new)
-    ok = bool(changed) and _meta_forward_ok(task_module, model_classes[:1])
-    for name, value in original.items():
-        setattr(task_module, name, value)
-    return changed if ok else {}
+    if not qualifying:
+        return {}
+    growth = growth_limit ** (1 / len(qualifying))
+    for _ in range(6):  # shrink the factor until the inputs fit
+        changed = {k: [original[k], step(original[k], growth)] for k in qualifying}
+        for name, (_, new) in changed.items():
+            setattr(task_module, name, new)
+        try:
+            total = sum(math.prod(s) for s in _meta_shapes(task_module)[0])
+            fits = total <= growth_limit * base_total
+            ok = fits and _meta_forward_ok(task_module, model_classes[:1])
+        except Exception:
+            fits = ok = False
+        for name, value in original.items():
+            setattr(task_module, name, value)
+        if ok:
+            return changed
+        if fits:
+            return {}  # the reference does not accept these shapes
+        growth = 1 + (growth - 1) / 2
+    return {}
 
 
 @contextlib.contextmanager
-def nan_uninitialized_memory():
+def nan_uninitialized_memory(on=True):
     """torch.empty* returns NaN-filled memory inside the block (see module docstring)."""
+    if not on:
+        yield
+        return
     import torch.utils.deterministic as det
     was_on = torch.are_deterministic_algorithms_enabled()
     was_warn = torch.is_deterministic_algorithms_warn_only_enabled()
@@ -236,7 +312,8 @@ def nan_uninitialized_memory():
 
 
 def poison_free_memory(device: torch.device):
-    """Fill memory the allocator will hand out next with NaN, then free it."""
+    """Fill memory the allocator will hand out next with NaN, then free it (before every
+    checked forward, so kept cheap: one block per size class)."""
     blocks = []
     if device.type == "cuda":
         free, _ = torch.cuda.mem_get_info(device)
@@ -244,9 +321,8 @@ def poison_free_memory(device: torch.device):
         if big > 0:
             blocks.append(torch.full((big,), float("nan"), device=device))
         # the small pool (allocations <= 1 MB) is carved from 2 MB segments
-        blocks += [torch.full((1 << 18,), float("nan"), device=device) for _ in range(64)]
-        blocks += [torch.full((1 << 12,), float("nan"), device=device) for _ in range(256)]
+        blocks += [torch.full((1 << 18,), float("nan"), device=device) for _ in range(16)]
+        blocks += [torch.full((1 << 12,), float("nan"), device=device) for _ in range(64)]
     else:
-        for k in range(4, 22):  # 64 B .. 8 MB of float32
-            blocks += [torch.full((1 << k,), float("nan")) for _ in range(4 if k < 18 else 1)]
+        blocks = [torch.full((1 << k,), float("nan")) for k in range(4, 22)]  # 64 B .. 8 MB of float32
     del blocks

@@ -4,11 +4,22 @@
     load      task and candidate executed as fresh modules; Model and ModelNew built
               with the task's get_init_inputs and one state_dict (strict=True)
     compile   the candidate's first forward (Triton compiles its kernels on first launch)
-    faithful  every kernel launched; no refused torch op; removing any one kernel
+    faithful  at least one kernel launched; every jit function launched or called by a
+              launched kernel; no refused torch op; removing any one launched kernel
               (launch skipped, on a fresh ModelNew) changes the output
-    correct   >= 5 input sets (launch and op checks repeated in every forward), plus one
-              set with varied sizes when the task allows it
-    timed     eager, torch.compile, candidate; the last timed output is checked too
+    correct   the input sets of inputs.DISTRIBUTIONS, then sizes varied down and up
+    timed     eager, torch.compile, candidate; fresh input values before every timed run,
+              and the outputs of randomly chosen timed runs checked like the others
+
+One call path for every candidate forward. A stage is a generator that yields a Call
+and gets back a Forward; `_Judgement.drive` runs each Call through `_Judgement.forward`,
+so a candidate's forward sees the same stack, the same hooks (launch counting, the op
+recorder, the span around it) and the same input buffers whether it is compiled,
+checked, no-op tested or timed. Each Forward is checked the same way too: every launched
+kernel launched again, no refused op, no module state assigned (state kept on `self`
+would let a later call return an earlier answer). Only the memory handed out differs:
+checked forwards run on NaN-poisoned memory, timed ones cannot afford it and are
+protected by their fresh inputs and checked outputs instead.
 
 A stage that fails raises Reject(stage, reason); the verdict's `stage` is then the last
 stage passed ("none" when static failed) and `failed_stage` the one that failed.
@@ -20,10 +31,12 @@ on the second set and fails there (DESIGN.md 3.3, the second-call check).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import math
 import os
+import random
 import signal
 import sys
 import time
@@ -36,6 +49,9 @@ from . import compare, inputs as inputs_mod, launch_hook, static_checks, timing,
 
 STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
 CPU_COMPILE_DEADLINE_S = 30.0
+CANDIDATE_FILE = "candidate.py"  # in the request's folder; the audit hook knows it by this name
+SAMPLED_RUNS = 3  # timed runs whose outputs are checked, besides the last one
+CONDITION_LIMIT = 1e-5  # structured sets where the task is worse conditioned are not judged
 
 
 class Reject(Exception):
@@ -65,6 +81,9 @@ class Context:
         self.timer = timing.CudaTimer(device) if device.type == "cuda" else timing.CpuTimer()
         self.cuda_poisoned = False
         self.requests = 0
+        # Test harnesses only (read once at start-up, never from a request): run candidates
+        # that the static checks would refuse, to show that the layers behind them hold.
+        self.skip_static = os.environ.get("DRTRITON_TEST_SKIP_STATIC") == "1"
 
 
 def new_verdict(ctx, options):
@@ -72,7 +91,8 @@ def new_verdict(ctx, options):
         "passed": False, "stage": "none", "failed_stage": None, "reason": "",
         "checks": {"static_violations": [], "launches": {}, "noop_changed_output": {},
                    "strict_torch_ops": [], "output_bytes": 0, "seeds": [],
-                   "shape_variation": None, "inputs_shrunk": None},
+                   "shape_variation": None, "inputs_shrunk": None, "buffers_differ": [],
+                   "reference_library_ops": None, "timed_runs_checked": []},
         "err": [],
         "timing_ms": {"eager": None, "compile": None, "candidate": None,
                       "device_kind": "cuda-events" if ctx.device.type == "cuda" else "cpu-wallclock"},
@@ -125,6 +145,53 @@ def _to(obj, device, dtype64=False):
     return inputs_mod.map_tensors(obj, move)
 
 
+class Call:
+    """One forward of the candidate that a stage asks for."""
+
+    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None):
+        self.model, self.args, self.check = model, args, check
+        self.noop, self.around, self.sleep_ms = noop, around, sleep_ms
+
+
+class Forward:
+    """What one forward gave: its output or the exception it raised, launches by kernel key,
+    torch ops by name, GPU (or wall) milliseconds, and module state it assigned."""
+
+    def __init__(self):
+        self.out = None
+        self.error = None
+        self.counts = {}
+        self.ops = {}
+        self.ms = None
+        self.host_ms = None
+        self.state_changes = []
+
+
+def _module_state(model):
+    """What forward may not change: the identity of every attribute of every submodule, and
+    the contents of containers kept on them (a dict filled in forward is a cache too)."""
+    state = {}
+    for prefix, m in model.named_modules():
+        for key, value in m.__dict__.items():
+            if isinstance(value, dict):
+                state[prefix, key] = (id(value), *map(id, value), *map(id, value.values()))
+            elif isinstance(value, (list, set, frozenset, tuple)):
+                state[prefix, key] = (id(value), *map(id, value))
+            else:
+                state[prefix, key] = id(value)
+    return state
+
+
+def _state_changes(before, after):
+    """Names of the module attributes whose identity or contents changed."""
+    keys = set(before) | set(after)
+    return sorted(f"{p + '.' if p else ''}{k}" for p, k in keys if before.get((p, k)) != after.get((p, k)))
+
+
+def _exception_detail(e):
+    return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-8))
+
+
 class _Judgement:
     """State of one request, stage by stage."""
 
@@ -136,12 +203,15 @@ class _Judgement:
         self.workdir = workdir
         self.v = verdict
         self.device = ctx.device
-        self.cand_path = os.path.join(workdir, "candidate.py")
+        self.cand_path = os.path.join(workdir, CANDIDATE_FILE)
         self.task_path = os.path.join(workdir, "task.py")
         self.module_names = []
         self.compiled = False
         self.ops_total = {}
         self.launch_total = {}
+        self.sleep_ms = 0.05       # GPU sleep before each forward; set from host time when timed
+        self.reference_library = None
+        self.random = random.Random(os.urandom(16))  # the candidate cannot predict its choices
 
     # ---- helpers
     def flag(self, name):
@@ -175,36 +245,85 @@ class _Judgement:
             cand.train(not self.eval)
         return cand
 
-    def call_candidate(self, cand, args, noop=()):
-        inputs_mod.poison_free_memory(self.device)
-        recorder = torch_ops.OpRecorder()
-        with self.guarded(), inputs_mod.nan_uninitialized_memory(), \
-                launch_hook.counting(noop) as counts, torch.no_grad():
-            with recorder:
-                out = cand(*args)
-            self.sync()
-        return out, counts, recorder.counts
+    # ---- the one call path of every candidate forward
+    def drive(self, steps):
+        """Run a stage: it yields Calls, each runs here and its Forward is sent back."""
+        reply = None
+        while True:
+            try:
+                call = steps.send(reply)
+            except StopIteration:
+                return
+            reply = self.forward(call)
+
+    def forward(self, call):
+        f = Forward()
+        if call.check:
+            inputs_mod.poison_free_memory(self.device)
+        # Timed runs leave the op recorder out (its Python dispatch would slow every op they
+        # time); nothing the candidate can see tells the two apart, and a torch op it ran
+        # only sometimes would show in the checked forwards.
+        recorder = torch_ops.OpRecorder() if call.check else contextlib.nullcontext()
+        before = _module_state(call.model)
+        sleep_ms = self.sleep_ms if call.sleep_ms is None else call.sleep_ms
+        with self.guarded(), torch.no_grad(), inputs_mod.nan_uninitialized_memory(call.check), \
+                launch_hook.counting(call.noop, call.around) as counts:
+            try:
+                with self.ctx.timer.span(sleep_ms, exclusive=not call.check) as run:
+                    t0 = time.perf_counter()
+                    with recorder:
+                        f.out = call.model(*call.args)
+                    f.host_ms = (time.perf_counter() - t0) * 1e3  # enqueueing, not the GPU's work
+                f.ms = run.get("ms")
+            except BaseException as e:  # the candidate's exception, reported by the stage
+                f.error = e
+        f.counts = dict(counts)
+        f.ops = recorder.counts if call.check else {}
+        f.state_changes = _state_changes(before, _module_state(call.model))
+        return f
+
+    def check_forward(self, f, stage, where):
+        """What every forward must satisfy, whatever the stage asked it for."""
+        if f.state_changes:
+            raise Reject(stage, f"ModelNew.forward assigned module state ({', '.join(f.state_changes[:3])}) "
+                                f"{where}: state kept across calls is refused")
+        missing = [name for name in self.launched if f.counts.get(self.keys[name], 0) == 0]
+        if missing:
+            raise Reject(stage, f"kernel {missing[0]} was not launched in the forward {where} "
+                                f"(every kernel must run in every forward)")
+        bad = self.op_violation(f.ops)
+        if bad:
+            raise Reject(stage, f"{bad} {where}")
+        for name, n in self.launches_by_name(f.counts).items():
+            self.launch_total[name] = self.launch_total.get(name, 0) + n
+        self.add_ops(f.ops)
 
     def launches_by_name(self, counts):
         return {k.name: counts.get(self.keys[k.name], 0) for k in self.kernels}
 
-    def missing_kernels(self, counts):
-        return [k.name for k in self.kernels if k.host_launched and counts.get(self.keys[k.name], 0) == 0]
-
     def op_violation(self, ops):
-        bad = torch_ops.violations(ops, self.options.get("strict", False))
+        strict = self.options.get("strict", False)
+        bad = torch_ops.violations(ops, strict, self.reference_library)
         if not bad:
             return None
-        if self.options.get("strict"):
+        if strict:
             return (f"torch op(s) {', '.join(bad)} ran inside ModelNew.forward "
                     f"(--strict allows no torch compute or library op)")
-        return (f"torch compute op(s) {', '.join(bad)} ran inside ModelNew.forward "
-                f"(only matmul/convolution library calls are allowed)")
+        return (f"torch op(s) {', '.join(bad)} ran inside ModelNew.forward "
+                f"(only the reference's own matmul/convolution library calls are allowed)")
 
     def add_ops(self, ops):
         for name, n in ops.items():
             self.ops_total[name] = self.ops_total.get(name, 0) + n
-        self.v["checks"]["strict_torch_ops"] = torch_ops.summarize(self.ops_total)
+
+    def reference(self, inputs):
+        """Eager fp32 and float64 truth of the reference on `inputs` (fresh copies each)."""
+        self.model.load_state_dict(self.state)
+        self.model64.load_state_dict(self.state64)
+        with torch.no_grad():
+            eager = self.model(*_clone(inputs))
+            truth = self.model64(*_to(inputs, self.device, dtype64=True))
+        return eager, truth
 
     # ---- stages
     def static(self):
@@ -215,12 +334,15 @@ class _Judgement:
         report = static_checks.check_candidate(self.cand_src, self.task_info)
         if report.error:
             raise Reject("static", report.error)
+        self.kernels = report.kernels
+        if self.ctx.skip_static:
+            self.flag("static_skipped_for_test")
+            return
         self.v["checks"]["static_violations"] = [x.as_json() for x in report.violations]
         if report.violations:
             shown = [f"line {x.line}: {x.message}" if x.line else x.message for x in report.violations[:3]]
             more = len(report.violations) - 3
             raise Reject("static", "; ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
-        self.kernels = report.kernels
 
     def load(self):
         self.ctx.progress("load")
@@ -322,43 +444,49 @@ class _Judgement:
     def compile_stage(self):
         self.ctx.progress("compile")
         args = self.fill_buffers(self.sets[1])
-        try:
-            out, counts, ops = self.call_candidate(self.cand_model, args)
-        except BaseException as e:
-            raise Reject("compile", "forward failed: " + describe(e, self.cand_path),
-                         detail=traceback.format_exc(limit=-8))
-        self.first_out = _clone(out)
-        self.first_counts = counts
-        self.first_ops = ops
-        self.v["checks"]["launches"] = self.launches_by_name(counts)
-        self.add_ops(ops)
+        recorder = torch_ops.OpRecorder()
+        self.model.load_state_dict(self.state)
+        with torch.no_grad(), recorder:
+            self.model(*_clone(args))
+        self.reference_library = torch_ops.library_counts(recorder.counts)
+        self.v["checks"]["reference_library_ops"] = self.reference_library
+        f = yield Call(self.cand_model, args)
+        if f.error is not None:
+            raise Reject("compile", "forward failed: " + describe(f.error, self.cand_path),
+                         detail=_exception_detail(f.error))
+        self.first = f
+        self.first_out = _clone(f.out)
+        self.v["checks"]["launches"] = self.launches_by_name(f.counts)
 
     def faithful(self):
         self.ctx.progress("faithful")
-        missing = self.missing_kernels(self.first_counts)
-        if missing:
-            raise Reject("faithful", f"kernel {missing[0]} is defined but never launched in forward"
-                         + (f" (also {', '.join(missing[1:])})" if missing[1:] else ""))
-        bad = self.op_violation(self.first_ops)
-        if bad:
-            raise Reject("faithful", bad)
+        counts = self.first.counts
+        launched = [k for k in self.kernels if counts.get(self.keys[k.name], 0) > 0]
+        if not launched:
+            raise Reject("faithful", "no Triton kernel was launched in forward")
+        never = [k.name for k in self.kernels if k.host_launched and k not in launched]
+        if never:
+            raise Reject("faithful", f"kernel {never[0]} is defined but never launched in forward"
+                         + (f" (also {', '.join(never[1:])})" if never[1:] else ""))
+        unused = unused_kernels(self.kernels, [k.name for k in launched])
+        if unused:
+            raise Reject("faithful", f"jit function {unused[0]} is neither launched nor called by a "
+                                     f"launched kernel (a kernel counts only if it runs)")
+        self.launched = [k.name for k in launched]
+        self.check_forward(self.first, "faithful", "on the first call")
         self.check_tamper("faithful")
-        for kernel in self.kernels:
-            if not kernel.host_launched:
-                continue
+        for kernel in launched:
             key = self.keys[kernel.name]
-            try:
-                fresh = self.build_candidate()
-                args = self.fill_buffers(self.sets[1])
-                out, _, _ = self.call_candidate(fresh, args, noop={key})
-                changed = not compare.outputs_equal(out, self.first_out)
-            except Reject:
-                raise
-            except BaseException as e:
+            fresh = self.build_candidate()
+            args = self.fill_buffers(self.sets[1])
+            f = yield Call(fresh, args, noop={key})
+            if f.error is not None:
                 if self.device.type == "cuda" and not _cuda_healthy():
                     raise Reject("faithful", f"forward with kernel {kernel.name} skipped broke the GPU: "
-                                 + describe(e, self.cand_path))
+                                 + describe(f.error, self.cand_path))
                 changed = True  # the forward cannot even finish without this kernel
+            else:
+                changed = not compare.outputs_equal(f.out, self.first_out)
             self.v["checks"]["noop_changed_output"][kernel.name] = changed
             if not changed:
                 raise Reject("faithful", f"kernel {kernel.name}: replacing it with a no-op leaves the output "
@@ -366,42 +494,78 @@ class _Judgement:
         self.check_tamper("faithful")
 
     def run_set(self, index, label, values):
+        """One checked forward on one input set (a generator step of `correct`)."""
         self.cand_model.load_state_dict(self.state)
-        self.model.load_state_dict(self.state)
-        self.model64.load_state_dict(self.state64)
         args = self.fill_buffers(values)
         saved = _clone(args)
-        where = f"input set {index} ({label})"
-        try:
-            out, counts, ops = self.call_candidate(self.cand_model, args)
-        except BaseException as e:
-            raise Reject("correct", f"forward failed on {where}: " + describe(e, self.cand_path),
-                         detail=traceback.format_exc(limit=-8))
-        for name, n in self.launches_by_name(counts).items():
-            self.launch_total[name] = self.launch_total.get(name, 0) + n
-        self.add_ops(ops)
+        where = f"on input set {index} ({label})"
+        f = yield Call(self.cand_model, args)
+        if f.error is not None:
+            raise Reject("correct", f"forward failed {where}: " + describe(f.error, self.cand_path),
+                         detail=_exception_detail(f.error))
+        self.check_forward(f, "correct", where)
+        out = f.out
         try:
             out_leaves = compare.leaves(out)
         except compare.Mismatch as e:
             raise Reject("correct", f"{where}: {e}")
+        self.model.load_state_dict(self.state)
+        self.model64.load_state_dict(self.state64)
         with torch.no_grad():
             eager_args = _clone(saved)
             eager = self.model(*eager_args)
             truth = self.model64(*_to(saved, self.device, dtype64=True))
+        self.compare_buffers(where)
+        if index >= inputs_mod.STRUCTURED_FROM:
+            why = self.uninformative(eager, truth, saved)
+            if why:
+                self.v["err"].append({"set": index, "dist": label, "skipped": why})
+                return
         arg_tensors = inputs_mod.tensors_of(args)
         saved_tensors = inputs_mod.tensors_of(saved)
         # Writing into an input is the candidate's only if the reference does not do it too.
         if (not compare.outputs_equal(arg_tensors, saved_tensors)
                 and compare.outputs_equal(inputs_mod.tensors_of(eager_args), saved_tensors)):
-            raise Reject("correct", f"ModelNew.forward modified its input on {where}")
+            raise Reject("correct", f"ModelNew.forward modified its input {where}")
         if compare.overlaps(compare.storages(out_leaves), compare.storages(arg_tensors)):
-            raise Reject("correct", f"the output aliases an input's memory on {where}")
+            raise Reject("correct", f"the output aliases an input's memory {where}")
         if compare.overlaps(compare.storages(out_leaves), compare.storages(compare.leaves(eager))):
-            raise Reject("correct", f"the output aliases the reference's output on {where}")
+            raise Reject("correct", f"the output aliases the reference's output {where}")
+        self.judge_output(out, eager, truth, index, label, "correct", f"wrong output {where}")
+
+    def uninformative(self, eager, truth, inputs):
+        """Why a large-magnitude or structured set says nothing about a candidate, or None.
+        Either the reference's own output is not finite there, or the task is ill-conditioned
+        at these values: inputs moved by one part in 10^7 (fp32 rounding) move the float64
+        truth by more than CONDITION_LIMIT (all-equal values through a normalization give
+        0/sqrt(eps), rounding noise that no two fp32 kernels reproduce alike)."""
+        if not _all_finite(eager):
+            return "the reference's output is not finite"
+        generator = torch.Generator(device=self.device).manual_seed(self.base_seed)
+
+        def nudge(t):
+            t = t.to(self.device)
+            if not t.is_floating_point():
+                return t
+            u = torch.rand(t.shape, generator=generator, dtype=torch.float64, device=self.device)
+            return t.double() * (1 + 1e-7 * (2 * u - 1))
+        self.model64.load_state_dict(self.state64)
+        with torch.no_grad():
+            nudged = self.model64(*inputs_mod.map_tensors(inputs, nudge))
+        worst = 0.0
+        for a, b in zip(compare.leaves(truth), compare.leaves(nudged)):
+            if a.is_floating_point() and a.numel():
+                finite = torch.isfinite(a) & torch.isfinite(b)
+                worst = max(worst, compare.rel_err(b, a, finite))
+        if worst > CONDITION_LIMIT:
+            return f"ill-conditioned at these values (a 1e-7 change of the inputs moves the output by {worst:.1e})"
+        return None
+
+    def judge_output(self, out, eager, truth, index, label, stage, what):
         try:
             rows = compare.check_output(out, eager, truth)
         except compare.Mismatch as e:
-            raise Reject("correct", f"wrong output on {where}: {e}")
+            raise Reject(stage, f"{what}: {e}")
         worst = max(range(len(rows)), key=lambda i: rows[i][0] / rows[i][2]) if rows else None
         entry = {"set": index, "dist": label}
         if worst is not None:
@@ -411,30 +575,40 @@ class _Judgement:
         self.v["err"].append(entry)
         for i, (err_c, _, bound) in enumerate(rows):
             if not err_c <= bound:
-                raise Reject("correct", f"wrong output on {where}: err {err_c:.3g} > bound {bound:.3g}"
+                raise Reject(stage, f"{what}: err {err_c:.3g} > bound {bound:.3g}"
                              + (f" (output {i})" if len(rows) > 1 else ""))
-        missing = self.missing_kernels(counts)
-        if missing:
-            raise Reject("correct", f"kernel {missing[0]} was not launched in the forward on {where} "
-                                    f"(every kernel must run in every forward)")
-        bad = self.op_violation(ops)
-        if bad:
-            raise Reject("correct", f"{bad} on {where}")
-        return eager, truth
+
+    def compare_buffers(self, where):
+        """Floating buffers (BatchNorm's running statistics) after the same forward. Reported,
+        not yet a reason to reject: the built-in compiler does not update them yet."""
+        ref = dict(self.model.named_buffers())
+        truth = dict(self.model64.named_buffers())
+        for name, buf in self.cand_model.named_buffers():
+            if not buf.is_floating_point() or name not in ref or ref[name].shape != buf.shape:
+                continue
+            try:
+                rows = compare.check_output(buf, ref[name], truth[name])
+                ok = all(err_c <= bound for err_c, _, bound in rows)
+            except compare.Mismatch:
+                ok = False
+            if not ok and name not in self.v["checks"]["buffers_differ"]:
+                self.v["checks"]["buffers_differ"].append(name)
+                self.flag("buffers_differ")
 
     def correct(self):
         self.ctx.progress("correct")
-        self.reference0 = None
         for index, (label, _, _) in enumerate(inputs_mod.DISTRIBUTIONS):
-            eager, truth = self.run_set(index, label, self.sets[index])
-            if index == 0:
-                self.reference0 = (_clone(eager), _clone(truth))
-        with inputs_mod.varied_constants(self.task, [self.Model, self.ModelNew]) as varied:
-            if varied:
-                self.v["checks"]["shape_variation"] = varied
+            yield from self.run_set(index, label, self.sets[index])
+        variations = self.v["checks"]["shape_variation"] = {}
+        for direction, up, seed in (("down", False, 99), ("up", True, 98)):
+            with inputs_mod.varied_constants(self.task, [self.Model, self.ModelNew], up=up,
+                                             growth_limit=inputs_mod.GROWTH_LIMIT[self.device.type]) as varied:
+                if not varied:
+                    continue
+                variations[direction] = varied
                 text = ", ".join(f"{k} {a}->{b}" for k, (a, b) in varied.items())
-                values = inputs_mod.make_input_set(self.task, self.base_seed + 99, 1)
-                self.run_set(len(inputs_mod.DISTRIBUTIONS), f"sizes varied: {text}", values)
+                values = inputs_mod.make_input_set(self.task, self.base_seed + seed, 1)
+                yield from self.run_set(len(self.v["err"]), f"sizes varied: {text}", values)
         self.v["checks"]["launches"] = self.launch_total
         self.check_tamper("correct")
 
@@ -455,15 +629,14 @@ class _Judgement:
             compiled_fn, compile_note = self.compile_reference(t_inputs)
             self.ctx.tamper.refresh()  # inductor's own imports and settings are not the candidate's
 
-        def cand_fn():
-            return self.cand_model(*t_inputs)
-
-        lock = timing.gpu_lock(self.device.index or 0) if self.device.type == "cuda" else _nullcontext()
-        seconds = self.v["seconds"]
-        t_wait = time.perf_counter()
-        with torch.no_grad(), lock:
-            t_held = time.perf_counter()
-            seconds["lock_wait"] = t_held - t_wait
+        # The candidate's timed runs use its own input buffers, with fresh values each run.
+        args = self.fill_buffers(self.sets[0])
+        nonneg = inputs_mod.nonnegative(self.sets[0])
+        generator = torch.Generator(device=self.device).manual_seed(self.random.getrandbits(62))
+        samples = []  # (run, inputs, output) of SAMPLED_RUNS runs drawn uniformly (reservoir)
+        lock = self.ctx.timer.lock
+        lock_before = (lock.wait_s, lock.held_s) if lock else None
+        with torch.no_grad():
             if reference is None:
                 eager_stats, _ = self.ctx.timer.bench(eager_fn)
                 compile_stats = self.ctx.timer.bench(compiled_fn)[0] if compiled_fn else None
@@ -474,32 +647,47 @@ class _Judgement:
                     "inputs_shrunk": self.v["checks"]["inputs_shrunk"],
                     "compile_first_call_ms": getattr(self, "compile_ms", None),
                 }
-            try:
-                with self.guarded():
-                    cand_stats, last = self.ctx.timer.bench(cand_fn)
-                    self.sync()
-            except BaseException as e:
-                raise Reject("timed", "forward failed while timed: " + describe(e, self.cand_path),
-                             detail=traceback.format_exc(limit=-8))
+            times, run, start = [], 0, time.perf_counter()
+            warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
+            host_ms = 0.0
+            while run < warmup or not self.ctx.timer.enough(len(times), time.perf_counter() - start):
+                inputs_mod.redraw_(args, nonneg, generator, run)
+                f = yield Call(self.cand_model, args, check=False)
+                where = f"in timed run {run + 1}"
+                if f.error is not None:
+                    raise Reject("timed", f"forward failed {where}: " + describe(f.error, self.cand_path),
+                                 detail=_exception_detail(f.error))
+                self.check_forward(f, "timed", where)
+                if run < warmup:
+                    if run > 0:  # the first call may still compile or autotune
+                        host_ms = max(host_ms, f.host_ms)
+                    self.sleep_ms = self.ctx.timer.sleep_ms_for(host_ms)
+                else:
+                    times.append(f.ms)
+                    k = len(times) - 1
+                    slot = k if k < SAMPLED_RUNS else self.random.randrange(k + 1)
+                    if slot < SAMPLED_RUNS:
+                        sample = (run + 1, _clone(args), _clone(f.out))
+                        samples[slot:slot + 1] = [sample]
+                run += 1
+            last = [] if samples and samples[-1][0] == run else [(run, _clone(args), _clone(f.out))]
+            cand_stats = timing.summarize(times)
             if self.device.type == "cuda":
-                try:
-                    with self.guarded():
-                        self.v["own_kernel_share"] = self.ctx.timer.own_kernel_share(
-                            cand_fn, set(self.keys.values()))
-                except Exception as e:  # an extra, never a reason to fail
-                    print(f"drtriton worker: own_kernel_share failed: {describe(e)}", file=sys.stderr)
-            seconds["lock_held"] = time.perf_counter() - t_held
+                share = timing.KernelShare(set(self.keys.values()))
+                f = yield Call(self.cand_model, args, check=False, around=(share.before, share.after),
+                               sleep_ms=min(4 * self.sleep_ms + 1.0, 60.0))
+                if f.error is None and f.ms:
+                    self.v["own_kernel_share"] = share.share(f.ms)
+        if lock:
+            self.v["seconds"]["lock_wait"] = lock.wait_s - lock_before[0]
+            self.v["seconds"]["lock_held"] = lock.held_s - lock_before[1]
         self.check_tamper("timed")
         self.v["reference_timing"] = reference
-        eager0, truth0 = self.reference0
-        try:
-            rows = compare.check_output(last, eager0, truth0)
-        except compare.Mismatch as e:
-            raise Reject("timed", f"output of a timed run is wrong: {e}")
-        for err_c, _, bound in rows:
-            if not err_c <= bound:
-                raise Reject("timed", f"output of a timed run is wrong: err {err_c:.3g} > bound {bound:.3g} "
-                                      f"(right only on earlier calls?)")
+        self.v["checks"]["timed_runs_checked"] = sorted(s[0] for s in samples + last)
+        for run, inputs, out in samples + last:
+            eager, truth = self.reference(inputs)
+            self.judge_output(out, eager, truth, f"timed run {run}", "fresh values", "timed",
+                              f"output of timed run {run} is wrong (right only when checked?)")
         tm = self.v["timing_ms"]
         tm["eager"], tm["compile"], tm["candidate"] = reference["eager"], reference["compile"], cand_stats
         if reference.get("compile_note"):
@@ -565,14 +753,6 @@ class _Judgement:
             pass
 
 
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _with_deadline(seconds, fn):
     def on_alarm(signum, frame):
         raise _CompileDeadline()
@@ -583,6 +763,26 @@ def _with_deadline(seconds, fn):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def unused_kernels(kernels, launched):
+    """Jit functions neither launched nor reachable through calls from a launched kernel."""
+    by_name = {k.name: k for k in kernels}
+    reached, todo = set(), list(launched)
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in by_name:
+            continue
+        reached.add(name)
+        todo += by_name[name].callees
+    return [k.name for k in kernels if k.name not in reached]
+
+
+def _all_finite(out):
+    try:
+        return all(bool(torch.isfinite(t).all()) for t in compare.leaves(out) if t.is_floating_point())
+    except compare.Mismatch:
+        return True
 
 
 def _cuda_healthy():
@@ -605,7 +805,9 @@ def judge(ctx, task_src, cand_src, options, workdir):
         for stage, run in zip(STAGES, (j.static, j.load, j.compile_stage, j.faithful, j.correct, j.timed)):
             t0 = time.perf_counter()
             try:
-                run()
+                steps = run()
+                if steps is not None:  # a stage that runs the candidate: a generator of Calls
+                    j.drive(steps)
             finally:
                 seconds[stage] = time.perf_counter() - t0
             verdict["stage"] = stage
@@ -623,6 +825,7 @@ def judge(ctx, task_src, cand_src, options, workdir):
         verdict["detail"] = traceback.format_exc(limit=-12)
         j.flag("verifier_error")
     finally:
+        verdict["checks"]["strict_torch_ops"] = torch_ops.summarize(j.ops_total)
         t_cleanup = time.perf_counter()
         changed = ctx.tamper.restore()
         if changed and verdict["passed"]:

@@ -10,6 +10,11 @@ another are inlined by the compiler and never reach `run`: they are not launches
 
 A kernel is identified by its Python function's code object (file, first line, name),
 so a kernel object re-created at run time still counts as the same kernel.
+
+Torch ops issued inside a launch are Triton's (the interpreter copies arguments), except
+those of the launch's grid function, which is the candidate's code: it runs with the op
+recorder on (`depth` drops back while it runs), so work hidden there is seen. A skipped
+(no-op) launch does not evaluate its grid.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ def _wrap(original):
         state["counts"][key] += 1
         if key in state["noop"]:
             return None
+        if callable(kwargs.get("grid")):
+            kwargs["grid"] = _candidate_code(kwargs["grid"])
         around = state["around"]
         state["depth"] += 1
         if enter is not None:
@@ -71,6 +78,23 @@ def _wrap(original):
     run.__drtriton_hook__ = True
     run.__wrapped_run__ = original
     return run
+
+
+def _candidate_code(grid):
+    """The grid function, run as the candidate's own code: torch ops recorded, and the
+    sandbox's suspension for Triton's compiler (`enter`/`exit`) lifted while it runs."""
+    def grid_fn(*args, **kwargs):
+        depth, suspend, resume = _STATE["depth"], _STATE["enter"], _STATE["exit"]
+        _STATE["depth"] = 0
+        if resume is not None:
+            resume()
+        try:
+            return grid(*args, **kwargs)
+        finally:
+            if suspend is not None:
+                suspend()
+            _STATE["depth"] = depth
+    return grid_fn
 
 
 def install():

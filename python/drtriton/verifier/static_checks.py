@@ -17,54 +17,75 @@ guards, the dynamic checks and the C++ side's process isolation come after them.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
+
+# The modules a candidate may import (and their submodules). A candidate needs torch and
+# triton; the rest is plain arithmetic and containers. Everything else (os, sys, numpy,
+# ctypes, traceback, drtriton's own modules, ...) is refused: an allow-list, since a
+# list of what is forbidden always leaks.
+ALLOWED_IMPORTS = {"torch", "triton", "math", "typing", "functools", "itertools", "operator",
+                   "collections", "dataclasses", "enum", "numbers", "abc", "random", "__future__"}
+
+# Modules that must not be reached through another module's attribute either
+# (torch.os.system, torch.sys.modules, triton.runtime.jit.inspect, ...).
+FORBIDDEN_MODULES = {"os", "sys", "io", "_io", "builtins", "importlib", "ctypes", "_ctypes", "gc",
+                     "inspect", "subprocess", "socket", "_socket", "traceback", "linecache",
+                     "shutil", "tempfile", "pathlib", "pickle", "marshal", "threading", "_thread",
+                     "multiprocessing", "signal", "numpy", "np", "sqlite3", "types", "code",
+                     "codeop", "drtriton", "faulthandler", "resource", "mmap", "fcntl", "posix"}
 
 # Prefixes of resolved dotted names (module paths and attributes) that are refused
 # wherever they appear, with the rule name and the reason a reader sees.
 BANNED_PREFIXES = [
-    (("threading", "_thread", "multiprocessing", "concurrent", "asyncio",
-      "torch.multiprocessing"), "threads", "starts threads or processes ({name})"),
-    (("socket", "_socket", "urllib", "requests", "http", "httpx", "aiohttp", "ftplib",
-      "smtplib", "ssl", "telnetlib", "xmlrpc", "websocket", "websockets"),
-     "network", "network access ({name})"),
-    (("subprocess", "pty", "os.system", "os.popen", "os.fork", "os.forkpty", "os.exec",
-      "os.spawn", "os.posix_spawn", "os.kill", "os.killpg", "os._exit", "os.abort",
-      "signal", "atexit"), "process", "process control ({name})"),
-    (("shutil", "tempfile", "_io", "os.remove", "os.unlink", "os.rename", "os.renames",
-      "os.replace", "os.mkdir", "os.makedirs", "os.rmdir", "os.removedirs", "os.chmod",
-      "os.chown", "os.link", "os.symlink", "os.truncate", "os.ftruncate", "os.write",
-      "os.open", "os.fdopen", "os.dup", "os.dup2", "os.putenv", "os.unsetenv",
-      "os.chdir", "torch.save"), "file", "file system access ({name})"),
+    (("torch.multiprocessing",), "threads", "starts threads or processes ({name})"),
+    (("torch.save", "torch.serialization", "torch.load", "torch.from_file"),
+     "file", "file system access ({name})"),
     (("torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.ExternalStream",
       "torch.cuda.set_stream", "torch.cuda.StreamContext", "torch.cuda.streams",
       "torch.Stream", "torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.graphs",
       "torch.cuda.make_graphed_callables"), "streams", "uses extra CUDA streams or graphs ({name})"),
+    (("torch.cuda.Event", "torch.Event", "torch.cuda.Event", "triton.testing", "torch.cuda._sleep",
+      "torch.cuda.synchronize", "torch.cuda.current_stream", "torch.cuda.default_stream"),
+     "clock", "measures or steers time on the GPU ({name}): timed runs must look like checked ones"),
     (("functools.cache", "functools.lru_cache", "functools.cached_property"),
      "cache", "caches results across calls ({name})"),
-    (("gc", "inspect", "importlib", "builtins", "sys.modules", "sys._getframe",
-      "sys.settrace", "sys.setprofile", "sys.stdin", "__main__"),
-     "introspection", "reaches into the interpreter ({name})"),
-    (("torch.overrides", "torch.utils._python_dispatch", "torch._C", "torch.library",
-      "torch._dynamo", "torch._inductor", "torch.compile", "torch.jit",
-      "torch.utils.deterministic", "torch.use_deterministic_algorithms",
-      "torch.set_default_dtype", "torch.set_default_tensor_type", "torch.set_flush_denormal"),
+    (("operator.attrgetter", "operator.methodcaller"), "dynamic",
+     "dynamic attribute access ({name})"),
+    (("torch.overrides", "torch.utils._python_dispatch", "torch._C", "torch.library", "torch.ops",
+      "torch._ops", "torch._dynamo", "torch._inductor", "torch.compile", "torch.jit",
+      "torch.utils.deterministic", "torch.use_deterministic_algorithms", "torch.fx",
+      "torch.export", "torch.set_default_dtype", "torch.set_default_tensor_type",
+      "torch.set_flush_denormal", "torch.utils.dlpack", "torch.from_numpy", "torch.frombuffer",
+      "torch.autograd.graph", "torch.utils.hooks", "torch._utils"),
      "torch_internals", "changes how torch dispatches or compiles ({name})"),
 ]
 
-# Bare builtins that run code or reach objects the candidate was not given.
+# Bare builtins that run code, reach objects the candidate was not given, or read files.
+# Refused outright, also where the file binds the name itself (binding it is refused too).
 BANNED_BUILTINS = {
     "eval": "dynamic code (eval)", "exec": "dynamic code (exec)", "compile": "dynamic code (compile)",
     "__import__": "dynamic import (__import__)", "globals": "introspection (globals)",
-    "locals": "introspection (locals)", "vars": "introspection (vars)",
-    "breakpoint": "debugger (breakpoint)", "input": "reads stdin (input)",
+    "locals": "introspection (locals)", "vars": "introspection (vars)", "breakpoint": "debugger (breakpoint)",
+    "open": "file system access (open)", "memoryview": "reads tensor memory on the host (memoryview)",
+    "exit": "process control (exit)", "quit": "process control (quit)",
 }
+# Builtins of attribute access by name: only with a constant name, or on `self`.
+NAMED_ACCESS = {"getattr", "hasattr", "setattr", "delattr"}
 
-# Attributes that lead from an object to frames, globals, classes or code.
+# Attributes that lead from an object to frames, globals, classes or code. Every other
+# dunder attribute is refused too (DUNDER_ALLOWED lists the exceptions).
 INTROSPECTION_ATTRS = {
-    "__dict__", "__class__", "__bases__", "__mro__", "__subclasses__", "__globals__",
-    "__code__", "__closure__", "__builtins__", "__self__", "__func__", "__wrapped__",
-    "f_back", "f_globals", "f_locals", "f_builtins", "gi_frame", "cr_frame", "tb_frame",
+    "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_lineno", "gi_frame", "gi_code",
+    "cr_frame", "cr_code", "ag_frame", "tb_frame", "tb_next", "co_name", "co_filename", "co_code",
+    "co_consts",
 }
+DUNDER_ALLOWED = {"__init__"}
+DUNDER_NAMES_ALLOWED = {"__name__", "__file__", "__doc__"}
+
+# Reading a tensor's data on the host, where no dispatch mode sees the work done with it.
+HOST_DATA_ATTRS = {"numpy", "tolist", "item", "from_numpy", "tobytes", "untyped_storage",
+                   "storage", "_typed_storage", "to_dlpack", "from_dlpack", "frombuffer"}
 
 SUBCLASS_NAMES = {"__torch_function__", "__torch_dispatch__", "_make_subclass",
                   "_make_wrapper_subclass", "TorchDispatchMode", "TorchFunctionMode"}
@@ -93,6 +114,7 @@ CONTAINER_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque",
                    "collections.OrderedDict", "collections.deque", "collections.Counter",
                    "weakref.WeakKeyDictionary", "weakref.WeakValueDictionary"}
 WRITE_MODE_CHARS = set("wax+")
+FORMAT_FIELD_ACCESS = re.compile(r"\{[^{}]*[.\[][^{}]*\}")
 DROPOUT_FUNCS = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
                  "feature_alpha_dropout"}
 
@@ -112,7 +134,8 @@ class Kernel:
     """A @triton.jit function. `line` is co_firstlineno: the first decorator's line."""
     name: str
     line: int
-    host_launched: bool = True
+    host_launched: bool = True                   # named by host code (launched there)
+    callees: set = field(default_factory=set)    # names its body calls or passes on
 
 
 @dataclass
@@ -219,9 +242,12 @@ class _Checker(ast.NodeVisitor):
         self.defined_names = set()  # every name the file binds anywhere
         self.function_depth = 0
         self.jit_depth = 0
+        self.called_names = set()  # ids of Name nodes that are the callee of a call
         self.jit_functions = {}     # name -> Kernel
         self.device_calls = set()   # names called or passed on from inside jit functions
         self.host_refs = set()      # jit names used outside jit bodies (launch, autotune, ...)
+        self.callees = {}           # jit name -> names its body calls or passes on
+        self.current_jit = None
         self._collect()
 
     # ---- first pass: imports and module-level bindings
@@ -290,6 +316,14 @@ class _Checker(ast.NodeVisitor):
         return node.id if isinstance(node, ast.Name) else None
 
     def check_dotted(self, node, name):
+        parts = name.split(".")
+        if parts[0] not in ALLOWED_IMPORTS and parts[0] in FORBIDDEN_MODULES:
+            self.flag(node, "module", f"uses the module {parts[0]} ({name})")
+            return
+        reached = next((p for p in parts[1:] if p in FORBIDDEN_MODULES), None)
+        if reached:
+            self.flag(node, "module", f"reaches the module {reached} through {name}")
+            return
         for prefixes, rule, message in BANNED_PREFIXES:
             for p in prefixes:
                 # os.exec and os.spawn are families (execv, spawnlp, ...): prefixes of a name
@@ -309,15 +343,28 @@ class _Checker(ast.NodeVisitor):
         return name.startswith("triton") and name.split(".")[-1] == "jit"
 
     # ---- imports
+    def check_import(self, node, module):
+        top = module.split(".")[0]
+        if top not in ALLOWED_IMPORTS:
+            self.flag(node, "import", f"imports {module} (a candidate may import only "
+                                      f"{', '.join(sorted(ALLOWED_IMPORTS - {'__future__'}))})")
+            return
+        self.check_dotted(node, module)
+
     def visit_Import(self, node):
         for a in node.names:
-            self.check_dotted(node, a.name)
+            self.check_import(node, a.name)
 
     def visit_ImportFrom(self, node):
-        if node.module:
-            self.check_dotted(node, node.module)
+        if node.level:
+            self.flag(node, "import", "relative import")
+        elif node.module:
+            self.check_import(node, node.module)
             for a in node.names:
-                self.check_dotted(node, f"{node.module}.{a.name}")
+                if a.name == "*":
+                    self.flag(node, "import", f"from {node.module} import *")
+                else:
+                    self.check_dotted(node, f"{node.module}.{a.name}")
         self.generic_visit(node)
 
     # ---- structure
@@ -350,6 +397,8 @@ class _Checker(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         if node.name in SUBCLASS_NAMES:
             self.flag(node, "tensor_subclass", f"defines {node.name} (tensor subclass or dispatch mode)")
+        if node.name in BANNED_BUILTINS or node.name in NAMED_ACCESS:
+            self.flag(node, "dynamic", f"defines a function named {node.name}")
         is_jit = any(self.is_jit_decorator(d) for d in node.decorator_list)
         if is_jit:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
@@ -358,8 +407,12 @@ class _Checker(ast.NodeVisitor):
             self.visit(d)
         self.function_depth += 1
         self.jit_depth += is_jit
+        outer_jit = self.current_jit
+        if is_jit:
+            self.current_jit = node.name
         for child in [node.args] + node.body + ([node.returns] if node.returns else []):
             self.visit(child)
+        self.current_jit = outer_jit
         self.jit_depth -= is_jit
         self.function_depth -= 1
 
@@ -374,8 +427,14 @@ class _Checker(ast.NodeVisitor):
     def visit_Name(self, node):
         if node.id == "Model":
             self.flag(node, "reference", "names the reference Model")
-        if node.id in BANNED_BUILTINS and node.id not in self.defined_names:
+        if node.id in BANNED_BUILTINS:
             self.flag(node, "dynamic", BANNED_BUILTINS[node.id])
+        if node.id in NAMED_ACCESS and id(node) not in self.called_names:
+            self.flag(node, "dynamic", f"{node.id} used as a value (attribute access by name)")
+        if node.id.startswith("__") and node.id.endswith("__") and node.id not in DUNDER_NAMES_ALLOWED:
+            self.flag(node, "introspection", f"reaches into the interpreter ({node.id})")
+        if "determinis" in node.id.lower():
+            self.flag(node, "introspection", f"reads the verifier's determinism switches ({node.id})")
         if node.id in SUBCLASS_NAMES:
             self.flag(node, "tensor_subclass", f"tensor subclass or dispatch mode ({node.id})")
         if node.id in self.aliases:
@@ -386,12 +445,13 @@ class _Checker(ast.NodeVisitor):
             # A jit function passed to another inside a kernel (tl.reduce's combine_fn,
             # tl.associative_scan's) runs as device code, like one it calls.
             self.device_calls.add(node.id)
+            if self.current_jit and node.id != self.current_jit:
+                self.callees.setdefault(self.current_jit, set()).add(node.id)
 
     def visit_Attribute(self, node):
         if node.attr == "Model":
             self.flag(node, "reference", "names the reference Model")
-        if node.attr in INTROSPECTION_ATTRS:
-            self.flag(node, "introspection", f"reaches into the interpreter ({node.attr})")
+        self.check_attr_name(node, node.attr)
         if node.attr in SUBCLASS_NAMES:
             self.flag(node, "tensor_subclass", f"tensor subclass or dispatch mode ({node.attr})")
         if node.attr in TF32_FLAGS and isinstance(node.ctx, ast.Store) and self.task.fp32:
@@ -401,7 +461,22 @@ class _Checker(ast.NodeVisitor):
             self.check_dotted(node, name)
         self.generic_visit(node)
 
+    def check_attr_name(self, node, attr):
+        """Rules on an attribute's name, whatever it is read from (x.attr, getattr(x, "attr"))."""
+        if attr in INTROSPECTION_ATTRS or (attr.startswith("__") and attr.endswith("__")
+                                           and attr not in DUNDER_ALLOWED):
+            self.flag(node, "introspection", f"reaches into the interpreter ({attr})")
+        if attr in HOST_DATA_ATTRS:
+            self.flag(node, "host_data", f"reads tensor data on the host (.{attr}): "
+                                         f"work done there is not seen")
+        if "determinis" in attr.lower():
+            self.flag(node, "introspection", f"reads the verifier's determinism switches ({attr})")
+        if attr in FORBIDDEN_MODULES and attr not in ALLOWED_IMPORTS:
+            self.flag(node, "module", f"reaches the module {attr} through an attribute")
+
     def visit_Constant(self, node):
+        if isinstance(node.value, str) and "determinis" in node.value.lower():
+            self.flag(node, "introspection", "names the verifier's determinism switches (as a string)")
         if isinstance(node.value, str):
             if node.value == "Model":
                 self.flag(node, "reference", "names the reference Model (as a string)")
@@ -473,10 +548,23 @@ class _Checker(ast.NodeVisitor):
                     self.flag(node, "file", f"open() for writing (mode {mode.value!r})")
         if short in ("write_text", "write_bytes", "tofile", "symlink_to", "unlink", "rmdir", "mkdir"):
             self.flag(node, "file", f"file system access (.{short})")
-        if name in ("setattr", "delattr") and node.args:
-            owner = node.args[0]
-            if not (isinstance(owner, ast.Name) and owner.id == "self"):
-                self.flag(node, "monkeypatch", f"{name}() on {ast.unparse(owner)}")
+        if isinstance(node.func, ast.Name) and node.func.id in NAMED_ACCESS:
+            self.called_names.add(id(node.func))
+            owner = node.args[0] if node.args else None
+            on_self = isinstance(owner, ast.Name) and owner.id == "self"
+            attr = node.args[1] if len(node.args) > 1 else None
+            if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                self.check_attr_name(node, attr.value)
+            elif not on_self:
+                self.flag(node, "dynamic", f"{node.func.id}() with a computed attribute name")
+            if node.func.id in ("setattr", "delattr") and not on_self:
+                self.flag(node, "monkeypatch", f"{node.func.id}() on {ast.unparse(owner) if owner else '?'}")
+        if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) > 1:
+            self.flag(node, "dynamic", "type() with three arguments (a class made at run time)")
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "format_map")
+                and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
+                and FORMAT_FIELD_ACCESS.search(node.func.value.value)):
+            self.flag(node, "dynamic", "a format string that reads attributes or items")
         # mutating a module-level container from inside a function
         if (isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS
                 and self.function_depth > 0):
@@ -534,11 +622,12 @@ def check_candidate(source: str, task: TaskInfo) -> CandidateReport:
     if not checker.jit_functions:
         violations.append(Violation(0, "no_kernel", "no @triton.jit kernel"))
 
-    # A jit function that is only called from other jit functions is a device helper,
-    # inlined into its callers: it has no launch of its own to count.
+    # A jit function named by host code is launched there; one named only inside kernels
+    # is a device helper, inlined into its callers. Which were really launched, and which
+    # helpers a launched kernel calls, the judge sees at run time (judge.unused_kernels).
     for kernel in checker.jit_functions.values():
-        helper = kernel.name in checker.device_calls and kernel.name not in checker.host_refs
-        kernel.host_launched = not helper
+        kernel.host_launched = kernel.name in checker.host_refs
+        kernel.callees = checker.callees.get(kernel.name, set()) & set(checker.jit_functions)
         report.kernels.append(kernel)
     report.violations = sorted(violations, key=lambda v: v.line)
     return report

@@ -1,5 +1,8 @@
 """Timing (DESIGN.md section 3.4): median and interquartile range of many runs.
 
+Every candidate forward, checked or timed, runs inside one `span` (judge.py), so a candidate
+cannot tell a timed run from a checked one by what surrounds it.
+
 CUDA: each run is preceded by an L2 flush (a 256 MB buffer written) and a GPU sleep that
 outlasts the host's enqueueing, bracketed by CUDA events on the current stream and
 followed by torch.cuda.synchronize(), which waits for every stream, so no work leaks
@@ -7,7 +10,8 @@ from one run into the next. The events then measure GPU time, as Triton's do_ben
 does: Python launch overhead (tens of microseconds under gVisor) would otherwise swamp
 microsecond kernels and make every figure depend on the host's load. Runs continue until there
 are MIN_RUNS of them or MIN_SECONDS have passed (at least 10). Two workers on one GPU
-never time at once: timing holds an exclusive flock on /tmp/drtriton-gpu-<index>.lock.
+never time a run at once: each timed run holds an exclusive flock (GpuLock) on the file the
+service names in DRTRITON_GPU_LOCK.
 
 CPU: time.perf_counter around each run, CPU_RUNS runs; reported as such
 ("device_kind": "cpu-wallclock", flag cpu_timing).
@@ -26,7 +30,6 @@ import time
 
 import torch
 
-from . import launch_hook
 
 MIN_RUNS = 100
 MIN_SECONDS = 1.0
@@ -54,6 +57,7 @@ def summarize(times_ms):
 class CudaTimer:
     def __init__(self, device):
         self.device = device
+        self.lock = GpuLock(device.index or 0)
         self.flush_buffer = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device=device)
         # torch.cuda._sleep spins for a number of clock cycles: measure how many make a millisecond.
         torch.cuda._sleep(1000)
@@ -64,14 +68,33 @@ class CudaTimer:
         _synchronize()
         self.cycles_per_ms = 10_000_000 / max(begin.elapsed_time(end), 1e-3)
 
-    def bench(self, fn):
-        """Returns (stats, output of the last timed run).
+    def sleep_ms_for(self, host_ms):
+        """GPU sleep that outlasts the host's enqueueing of one call taking host_ms."""
+        return min(max(2 * host_ms, 0.02), 50.0)
 
-        Each run: L2 flush, then the GPU is held busy (torch.cuda._sleep) for twice the
-        host time one call takes to enqueue, so the events bracket the GPU's work and not
-        Python's launch overhead (as do_bench does by running ahead); then all streams are
-        synchronized. Host work that needs the inputs' values must synchronize first and is
-        therefore inside the events."""
+    @contextlib.contextmanager
+    def span(self, sleep_ms, exclusive=False):
+        """One run: L2 flush, then the GPU held busy (torch.cuda._sleep) for sleep_ms while the
+        host enqueues, CUDA events around the run, all streams synchronized after. Yields a
+        dict whose "ms" holds the run's GPU time once the block is left. Every candidate
+        forward runs inside one, checked or timed alike (judge.py), so the two cannot be told
+        apart; host work that needs the inputs' values must synchronize first and is
+        therefore inside the events. `exclusive`: a timed run, under the GPU's lock."""
+        with self.lock.held() if exclusive else contextlib.nullcontext():
+            self.flush_buffer.zero_()
+            torch.cuda._sleep(int(self.cycles_per_ms * sleep_ms))
+            begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
+            result = {}
+            begin.record()
+            yield result
+            end.record()
+            _synchronize()
+            result["ms"] = begin.elapsed_time(end)
+
+    def bench(self, fn):
+        """Times the reference (eager, torch.compile): (stats, output of the last run).
+        Warm-up runs measure the host's time per call, which sets the sleep; then runs
+        until MIN_RUNS, or MIN_SECONDS with at least 10."""
         out = None
         host_ms = 0.0
         for i in range(WARMUP_RUNS):
@@ -80,89 +103,108 @@ class CudaTimer:
             if i > 0:  # the first call may still compile or autotune
                 host_ms = max(host_ms, (_perf_counter() - t0) * 1e3)
             _synchronize()
-        sleep_cycles = int(self.cycles_per_ms * min(max(2 * host_ms, 0.02), 50.0))
-        events = []
+        times = []
         start = _perf_counter()
-        while True:
-            self.flush_buffer.zero_()
-            torch.cuda._sleep(sleep_cycles)
-            begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
-            begin.record()
-            out = fn()
-            end.record()
-            _synchronize()
-            events.append((begin, end))
-            n = len(events)
-            if n >= MIN_RUNS or (n >= 10 and _perf_counter() - start >= MIN_SECONDS):
-                break
-        return summarize([b.elapsed_time(e) for b, e in events]), out
+        while not self.enough(len(times), _perf_counter() - start):
+            with self.span(self.sleep_ms_for(host_ms), exclusive=True) as run:
+                out = fn()
+            times.append(run["ms"])
+        return summarize(times), out
 
-    def own_kernel_share(self, fn, own_keys):
-        """Share of one forward's GPU time spent in the candidate's own Triton kernels.
+    @staticmethod
+    def enough(runs, seconds):
+        return runs >= MIN_RUNS or (runs >= 10 and seconds >= MIN_SECONDS)
 
-        Not torch.profiler: once CUPTI has run in a process, every later launch there is
-        slower (6.5 us eager launches became about 20 us on an H200), which would skew every
-        later timing of the worker. Instead the GPU is kept busy (torch.cuda._sleep) while the
-        host enqueues the whole forward, with CUDA events recorded around each of the
-        candidate's own launches (launch_hook's `around`; `own_keys` are the candidate's
-        kernel keys); the events then measure GPU execution only. A forward that synchronizes
-        inside defeats the sleep and reads as a lower share. Approximate for kernels of a few
-        microseconds, where the events' own granularity (about a microsecond) shows.
-        """
-        pairs = []
 
-        def before(key):
-            if key in own_keys:
-                e = _Event(enable_timing=True)
-                e.record()
-                pairs.append([e, None])
+class KernelShare:
+    """Share of one forward's GPU time spent in the candidate's own Triton kernels.
 
-        def after(key):
-            if key in own_keys:
-                e = _Event(enable_timing=True)
-                e.record()
-                pairs[-1][1] = e
+    Not torch.profiler: once CUPTI has run in a process, every later launch there is
+    slower (6.5 us eager launches became about 20 us on an H200), which would skew every
+    later timing of the worker. Instead the forward runs in a span whose GPU sleep outlasts
+    the host's whole enqueueing, with CUDA events recorded around each of the candidate's
+    own launches (launch_hook's `around`; `own_keys` are the candidate's kernel keys); the
+    events then measure GPU execution only. A forward that synchronizes inside defeats the
+    sleep and reads as a lower share. Approximate for kernels of a few microseconds, where
+    the events' own granularity (about a microsecond) shows.
+    """
 
-        _synchronize()
-        t0 = _perf_counter()
-        fn()
-        host_ms = (_perf_counter() - t0) * 1e3
-        _synchronize()
-        begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
-        torch.cuda._sleep(int(self.cycles_per_ms * (4 * host_ms + 1.0)))
-        begin.record()
-        with launch_hook.counting(around=(before, after)):
-            fn()
-        end.record()
-        _synchronize()
-        total = begin.elapsed_time(end)
-        own = sum(b.elapsed_time(a) for b, a in pairs if a is not None)
-        if total <= 0:
-            return None
-        return min(1.0, own / total)
+    def __init__(self, own_keys):
+        self.own_keys = own_keys
+        self.pairs = []
+
+    def before(self, key):
+        if key in self.own_keys:
+            e = _Event(enable_timing=True)
+            e.record()
+            self.pairs.append([e, None])
+
+    def after(self, key):
+        if key in self.own_keys:
+            e = _Event(enable_timing=True)
+            e.record()
+            self.pairs[-1][1] = e
+
+    def share(self, total_ms):
+        own = sum(b.elapsed_time(a) for b, a in self.pairs if a is not None)
+        return min(1.0, own / total_ms) if total_ms and total_ms > 0 else None
 
 
 class CpuTimer:
+    """Wall-clock time on the CPU (reported as such: device_kind cpu-wallclock)."""
+
+    lock = None
+
+    def sleep_ms_for(self, host_ms):
+        return 0.0
+
+    @contextlib.contextmanager
+    def span(self, sleep_ms, exclusive=False):
+        result = {}
+        t0 = _perf_counter()
+        yield result
+        result["ms"] = (_perf_counter() - t0) * 1e3
+
     def bench(self, fn):
         out = None
         for _ in range(CPU_WARMUP_RUNS):
             out = fn()
         times = []
         for _ in range(CPU_RUNS):
-            t0 = _perf_counter()
-            out = fn()
-            times.append((_perf_counter() - t0) * 1e3)
+            with self.span(0.0) as run:
+                out = fn()
+            times.append(run["ms"])
         return summarize(times), out
 
+    @staticmethod
+    def enough(runs, seconds):
+        return runs >= CPU_RUNS
 
-@contextlib.contextmanager
-def gpu_lock(index):
-    """Exclusive lock on one GPU's timing, shared by every worker on the machine."""
-    path = f"/tmp/drtriton-gpu-{index}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+
+class GpuLock:
+    """Exclusive lock on one GPU's timed runs, shared by every worker on the machine, taken
+    for one run at a time (a span), so the host work between runs (checks, fresh inputs)
+    of one worker overlaps with other workers' timed runs. The service makes the lock file
+    and names it in DRTRITON_GPU_LOCK (a sandboxed worker cannot create files outside its
+    scratch folder); flock needs only a read-only descriptor. `wait_s` and `held_s` add up
+    the time spent waiting for it and holding it."""
+
+    def __init__(self, index):
+        path = os.environ.get("DRTRITON_GPU_LOCK")
+        if path:
+            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        else:  # a worker started by hand (verifier/client.py)
+            self.fd = os.open(f"/tmp/drtriton-gpu-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        self.wait_s = self.held_s = 0.0
+
+    @contextlib.contextmanager
+    def held(self):
+        t0 = _perf_counter()
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        t1 = _perf_counter()
+        try:
+            yield
+        finally:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            self.wait_s += t1 - t0
+            self.held_s += _perf_counter() - t1

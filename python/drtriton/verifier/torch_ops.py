@@ -1,30 +1,39 @@
-"""Record the PyTorch (aten) operators that run inside ModelNew.forward.
+"""Record the PyTorch operators that run inside ModelNew.forward, and judge them.
 
-A TorchDispatchMode sees every aten op after autograd and after composite ops were
+A TorchDispatchMode sees every op after autograd and after composite ops were
 decomposed (F.linear arrives as t + addmm, .contiguous() as clone or nothing). Ops
-issued by Triton itself while launching a kernel (the interpreter copies its
-arguments) are not the candidate's and are skipped (launch_hook.in_launch()).
+issued by Triton itself while a kernel launches (the interpreter copies its arguments)
+are not the candidate's and are skipped (launch_hook.in_launch()); a launch's grid
+function is the candidate's code and is recorded.
 
-Three classes of op:
-- free: allocation, views, metadata and plain data movement, allowed in every mode.
-  Allocation includes constant fills (zeros, ones, full, fill_, zero_), which set up
-  accumulators and compute nothing from the inputs. clone and same-dtype copy_ are data
-  movement (what .contiguous() becomes); a dtype change (_to_copy) is arithmetic.
-- library: matmul and convolution, allowed in the default mode and reported
-  (DESIGN.md section 3.2), refused in --strict.
-- everything else is compute: refused in both modes.
+Only operators of the `aten` namespace can be free or library ops: a custom operator
+(torch.library, any other namespace) is compute whatever its name, since its insides
+are not seen. Three classes:
+- free: allocation, views, metadata and plain data movement on one device, allowed in
+  every mode. Allocation includes constant fills (zeros, ones, full, fill_, zero_),
+  which set up accumulators and compute nothing from the inputs. clone and same-dtype,
+  same-device copy_ are data movement (what .contiguous() becomes); a dtype change or a
+  move between devices is not.
+- library: matmul and convolution (cuBLAS, cuDNN), allowed in the default mode only as
+  the reference itself uses them: at most as many of each kind per forward as one
+  forward of the reference runs (DESIGN.md section 3.2); refused in --strict. Fused
+  variants (_addmm_activation: a GELU or ReLU inside the GEMM) are compute.
+- everything else is compute, refused in both modes. Reading a tensor's data on the
+  host (.item(), float(t), `if t:`) is compute too: ModelNew.forward may read sizes,
+  never values.
 """
 
 from __future__ import annotations
 
 import collections
+import types
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import launch_hook
 
-FREE_OPS = {
+FREE_OPS = frozenset({
     # allocation and constant initialization
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros",
     "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like",
@@ -36,22 +45,26 @@ FREE_OPS = {
     # in-place metadata changes (F.linear on a 1-d input squeezes its result in place)
     "squeeze_", "unsqueeze_", "t_", "transpose_", "as_strided_", "detach_",
     "resolve_conj", "resolve_neg", "unfold", "diagonal", "movedim", "chunk",
-    "_local_scalar_dense", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
-    "is_contiguous", "is_same_size", "_has_compatible_shallow_copy_type", "set_",
-    # data movement without arithmetic
+    "sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
+    "is_contiguous", "is_same_size", "_has_compatible_shallow_copy_type",
+    # data movement without arithmetic (copy_ only within a device and a dtype)
     "clone", "copy_", "contiguous",
-}
+})
 
-LIBRARY_OPS = {
-    "mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "mv", "addmv", "dot", "vdot",
-    "linear", "_addmm_activation",
-    "convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-    "conv_transpose2d", "conv_transpose3d", "cudnn_convolution", "cudnn_convolution_transpose",
-    "mkldnn_convolution", "miopen_convolution", "convolution_overrideable",
-    "_slow_conv2d_forward", "slow_conv3d_forward", "slow_conv_transpose2d",
-    "slow_conv_transpose3d", "slow_conv_dilated2d", "slow_conv_dilated3d",
-    "_nnpack_spatial_convolution", "thnn_conv2d",
+# Library ops by kind: a candidate may run, per forward, as many of a kind as the reference.
+LIBRARY_KINDS = {
+    "matmul": ("mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "mv", "addmv", "dot",
+               "vdot", "linear"),
+    "convolution": ("convolution", "_convolution", "conv1d", "conv2d", "conv3d",
+                    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                    "cudnn_convolution", "cudnn_convolution_transpose", "mkldnn_convolution",
+                    "miopen_convolution", "convolution_overrideable", "_slow_conv2d_forward",
+                    "slow_conv3d_forward", "slow_conv_transpose2d", "slow_conv_transpose3d",
+                    "slow_conv_dilated2d", "slow_conv_dilated3d", "_nnpack_spatial_convolution",
+                    "thnn_conv2d"),
 }
+LIBRARY_KIND = types.MappingProxyType({op: kind for kind, ops in LIBRARY_KINDS.items() for op in ops})
+LIBRARY_OPS = frozenset(LIBRARY_KIND)
 
 
 def classify(op_name: str) -> str:
@@ -62,8 +75,23 @@ def classify(op_name: str) -> str:
     return "compute"
 
 
+def op_name(func, args) -> str:
+    """The name an op is judged by: "addmm", "copy_(dtype cast)", "mylib::clone"."""
+    packet = getattr(getattr(func, "overloadpacket", None), "__name__", None) or str(func)
+    namespace = getattr(func, "namespace", "aten")
+    if namespace != "aten":
+        return f"{namespace}::{packet}"  # never in FREE_OPS or LIBRARY_OPS
+    if packet == "copy_" and len(args) >= 2 and isinstance(args[0], torch.Tensor) \
+            and isinstance(args[1], torch.Tensor):
+        if args[0].device != args[1].device:
+            return "copy_(device transfer)"
+        if args[0].dtype != args[1].dtype:
+            return "copy_(dtype cast)"
+    return packet
+
+
 class OpRecorder(TorchDispatchMode):
-    """Counts aten ops by name (overload packet, e.g. "addmm", "add_")."""
+    """Counts ops by name (overload packet, e.g. "addmm", "add_")."""
 
     def __init__(self):
         super().__init__()
@@ -71,32 +99,42 @@ class OpRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if not launch_hook.in_launch():
-            name = getattr(getattr(func, "overloadpacket", None), "__name__", None) or str(func)
-            if name == "copy_" and _changes_dtype(args):
-                name = "copy_(dtype cast)"
-            self.counts[name] += 1
+            self.counts[op_name(func, args)] += 1
         return func(*args, **(kwargs or {}))
 
 
-def _changes_dtype(args):
-    if len(args) >= 2 and isinstance(args[0], torch.Tensor) and isinstance(args[1], torch.Tensor):
-        return args[0].dtype != args[1].dtype
-    return False
+def library_counts(counts) -> dict:
+    """{kind: number of library ops of that kind} in one forward's counts."""
+    out = collections.Counter()
+    for name, n in counts.items():
+        if name in LIBRARY_KIND:
+            out[LIBRARY_KIND[name]] += n
+    return dict(out)
 
 
-def summarize(counts: collections.Counter) -> list:
+def _label(name):
+    return name if "::" in name else f"aten.{name}"
+
+
+def summarize(counts) -> list:
     """[{op, count, kind}] with compute ops first, for checks.strict_torch_ops."""
-    rows = [{"op": f"aten.{name}", "count": n, "kind": classify(name)}
+    rows = [{"op": _label(name), "count": n, "kind": classify(name)}
             for name, n in counts.items() if classify(name) != "free"]
     order = {"compute": 0, "library": 1}
     return sorted(rows, key=lambda r: (order[r["kind"]], r["op"]))
 
 
-def violations(counts: collections.Counter, strict: bool) -> list:
-    """Names of ops the mode does not allow, e.g. ["aten.softmax"]."""
-    bad = []
-    for name in counts:
-        kind = classify(name)
-        if kind == "compute" or (strict and kind == "library"):
-            bad.append(f"aten.{name}")
-    return sorted(bad)
+def violations(counts, strict: bool, reference_library: dict | None = None) -> list:
+    """What one forward ran that its mode does not allow, e.g. ["aten.softmax",
+    "aten.mm (2 matmul calls, the reference makes 1)"]. `reference_library` is
+    library_counts() of one reference forward; None allows any number."""
+    bad = sorted(_label(name) for name in counts
+                 if classify(name) == "compute" or (strict and classify(name) == "library"))
+    if strict or reference_library is None:
+        return bad
+    for kind, n in sorted(library_counts(counts).items()):
+        allowed = reference_library.get(kind, 0)
+        if n > allowed:
+            names = ", ".join(sorted(_label(k) for k in counts if LIBRARY_KIND.get(k) == kind))
+            bad.append(f"{names} ({n} {kind} call{'s' * (n != 1)}, the reference makes {allowed})")
+    return bad

@@ -1,4 +1,4 @@
-# task: relu_scale.py  expect: rejected at correct because wrong output
+# task: relu_scale.py  expect: rejected at faithful because assigned module state
 import torch
 import torch.nn as nn
 import triton

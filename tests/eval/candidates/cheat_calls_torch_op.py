@@ -1,4 +1,4 @@
-# task: row_softmax.py  expect: rejected at faithful because torch compute op
+# task: row_softmax.py  expect: rejected at faithful because aten._softmax ran inside
 import torch
 import torch.nn as nn
 import triton

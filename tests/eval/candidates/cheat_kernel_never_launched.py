@@ -1,4 +1,4 @@
-# task: relu_scale.py  expect: rejected at faithful because never launched
+# task: relu_scale.py  expect: rejected at faithful because no Triton kernel was launched
 import torch
 import torch.nn as nn
 import triton

@@ -1,4 +1,4 @@
-# task: relu_scale.py  expect: rejected at correct because was not launched
+# task: relu_scale.py  expect: rejected at faithful because assigned module state
 import torch
 import torch.nn as nn
 import triton

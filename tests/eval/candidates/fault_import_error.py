@@ -1,9 +1,9 @@
-# task: relu_scale.py  expect: rejected at load because No module named 'drtriton_no_such_module'
+# task: relu_scale.py  expect: rejected at load because No module named 'torch.drtriton_no_such_module'
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
-import drtriton_no_such_module
+import torch.drtriton_no_such_module
 
 
 @triton.jit

@@ -1,4 +1,4 @@
-# task: relu_scale.py  expect: rejected at compile because network access blocked
+# task: relu_scale.py  expect: rejected at compile because network access blocked  layer: runtime
 import torch
 import torch.nn as nn
 import triton

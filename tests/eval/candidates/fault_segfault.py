@@ -1,6 +1,6 @@
-# task: relu_scale.py  expect: crash at compile
-import ctypes
-
+# task: relu_scale.py  expect: crash at compile  cuda: rejected at compile because illegal memory access
+# A kernel that loads from a wild address: Triton's interpreter reads it for real (SIGSEGV);
+# on a GPU it is an illegal memory access instead.
 import torch
 import torch.nn as nn
 import triton
@@ -10,7 +10,7 @@ import triton.language as tl
 @triton.jit
 def relu_scale_kernel(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs, mask=offs < n)
+    x = tl.load(x_ptr + offs + (1 << 46), mask=offs < n)
     tl.store(out_ptr + offs, tl.maximum(x, 0.0) * scale, mask=offs < n)
 
 
@@ -20,7 +20,6 @@ class ModelNew(nn.Module):
         self.scale = scale
 
     def forward(self, x):
-        ctypes.string_at(0)  # reads address 0: SIGSEGV
         out = torch.empty_like(x)
         n = x.numel()
         relu_scale_kernel[(triton.cdiv(n, 1024),)](x, out, n, self.scale, BLOCK=1024)

@@ -1,4 +1,4 @@
-# task: relu_scale.py  expect: rejected at compile because outside the scratch directory
+# task: relu_scale.py  expect: rejected at compile because outside the scratch directory  layer: runtime
 import numpy as np
 import torch
 import torch.nn as nn
