@@ -5,13 +5,19 @@
 Protocol (the contract with src/eval/worker_process.cpp):
 - start-up: one line {"ready": true, "device": "<cpu or GPU name>", "versions": {...}}
 - then one request per stdin line:
-    {"id": 7, "task": "<source>", "candidate": "<source>",
+    {"id": 7, "key": "<64 hex digits>", "task": "<source>", "candidate": "<source>",
      "options": {"strict": false, "eval_mode": false, "device": "cpu"|"cuda",
                  "reference": null | {reference_timing of an earlier verdict},
                  "seed": null | int, "compile": true}}
   answered by progress lines {"id": 7, "progress": "static"|"load"|"compile"|"faithful"|
   "correct"|"timed"} as each stage begins, then one {"id": 7, "verdict": {...}} line.
   A line that is not a request object is answered {"id": null, "error": "..."}.
+- With a "key", every answer line is "<HMAC-SHA256(key, json) hex> <json>": the C++ pool
+  believes nothing else, so candidate code that writes to the protocol channel forges
+  nothing. The key is taken out of the request at once and lives only in local variables
+  (and the frame of the progress generator), never in an object candidate code can reach;
+  the audit hook (verifier/sandbox.py) refuses the ways to other frames. Without a key (a
+  direct client such as verifier/client.py) lines are plain JSON.
 - Protocol lines go to a duplicate of the original stdout taken at start-up; the process's
   fd 1 and fd 2 go to <scratch>/worker.log (a candidate printing megabytes cannot corrupt
   the protocol; checks.output_bytes counts what one request printed, checks.output_tail
@@ -24,22 +30,31 @@ Protocol (the contract with src/eval/worker_process.cpp):
   error that breaks the context (an illegal memory access), it writes the verdict (flag
   worker_restart_required) and exits with status 3. A crash or hang kills it outright:
   the C++ side turns that into a verdict from the last progress line and starts another.
+- A candidate whose code was refused something by the audit hook (sandbox_refused), or that
+  left processes running (leftover_processes; in the OS sandbox the worker is PID 1 of its
+  namespace and ends them after every request) is rejected, whatever else it did.
+- Test only: DRTRITON_TEST_SKIP_STATIC=1 in the worker's environment at start-up drops the
+  static checks' violations (verdicts flagged static_checks_skipped), so that tests can show
+  the deeper layers hold on their own. Never set it in a real service.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hmac
 import json
 import math
 import os
 import platform
 import shutil
+import signal
 import sys
 import tempfile
 
 LOG_KEEP_BYTES = 64 << 10
 TAIL_BYTES = 2 << 10
+STAGES = ("static", "load", "compile", "faithful", "correct", "timed")
 
 
 def parse_args(argv=None):
@@ -74,9 +89,64 @@ class Protocol:
         os.dup2(devnull, 0)
         os.close(devnull)
 
-    def send(self, obj):
-        self.out.write(json.dumps(_sanitize(obj), allow_nan=False) + "\n")
+    def send(self, obj, key=None):
+        line = json.dumps(_sanitize(obj), allow_nan=False)
+        if key is not None:
+            line = hmac.digest(key, line.encode(), "sha256").hex() + " " + line
+        self.out.write(line + "\n")
         self.out.flush()
+
+
+def progress_lines(protocol, request_id, key):
+    """ctx.progress for one request, as `gen.send`. A generator, so the key lives only in its
+    frame (gi_frame is refused to candidate code): code that gets hold of ctx.progress can
+    send this request's progress lines and nothing else."""
+    while True:
+        stage = yield
+        if stage in STAGES:
+            protocol.send({"id": request_id, "progress": stage}, key)
+
+
+def end_leftover_processes():
+    """In the OS sandbox the worker is PID 1 of its own PID namespace and starts nothing that
+    outlives a request (torch.compile compiles in-process: TORCHINDUCTOR_COMPILE_THREADS=1),
+    so any other process in it now is one that candidate code left. Kills them all (kill(-1)
+    from PID 1 reaches only its namespace) and reaps them; returns their command lines."""
+    if os.getpid() != 1 or os.environ.get("DRTRITON_SANDBOX") != "1":
+        return []
+
+    def reap(block):
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
+    reap(False)
+    others = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and pid != "1":
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    others.append(f.read()[:200].replace(b"\0", b" ").decode("utf-8", "replace"))
+            except OSError:
+                others.append(pid)
+    if others:
+        os.kill(-1, signal.SIGKILL)
+        reap(True)
+    return others
+
+
+def reject(verdict, reason, flag):
+    """Rejects a verdict the judge may have passed; found after the last stage it reached."""
+    verdict["flags"].append(flag)
+    if verdict.get("passed"):
+        verdict["passed"] = False
+        verdict["failed_stage"] = verdict.get("stage")
+        verdict["reason"] = reason
+        verdict["reward"] = {"correct": 0, "speed": None}
 
 
 class OutputLog:
@@ -144,6 +214,7 @@ def serve(args):
         return 2
     scratch = os.path.realpath(args.scratch)
     os.makedirs(scratch, exist_ok=True)
+    skip_static = os.environ.pop("DRTRITON_TEST_SKIP_STATIC", "") == "1"  # test only: see above
 
     protocol = Protocol()
     log = OutputLog(os.path.join(scratch, "worker.log"))
@@ -167,16 +238,28 @@ def serve(args):
     versions = {"torch": torch.__version__, "triton": triton.__version__,
                 "python": platform.python_version(), "cuda": torch.version.cuda}
 
-    guard = sandbox.install(scratch)
+    guard, take_report = sandbox.install(scratch)
+    if skip_static:
+        from drtriton.verifier import static_checks
+        check_candidate = static_checks.check_candidate
+
+        def violations_dropped(*a, **kw):
+            report = check_candidate(*a, **kw)
+            report.violations = []
+            return report
+        static_checks.check_candidate = violations_dropped
     mem = args.mem_limit_mb
     if mem is None and device.type == "cpu":
         mem = (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) >> 20
     sandbox.set_rlimits(device.type == "cpu", mem)
     launch_hook.install()
     if device.type == "cuda":
-        # Compiling a kernel writes Triton's cache and temporary files: Triton's own code,
-        # not the candidate's (whose kernel body is compiled, not run, on the GPU).
-        launch_hook.set_launch_context(guard.suspend, guard.resume)
+        # Triton's driver starts (ctypes, ldconfig) before any candidate code is on the stack;
+        # where that fails here it fails the same way in the first launch, which reports it.
+        try:
+            triton.runtime.driver.active.get_current_device()
+        except Exception:
+            pass
     # The first use of deterministic mode imports torch._dynamo, which rebinds
     # torch.manual_seed and sets TORCHINDUCTOR_CACHE_DIR: let that happen before the
     # tamper check's snapshot, so it is not blamed on the first candidate.
@@ -184,9 +267,6 @@ def serve(args):
     with inputs_mod.nan_uninitialized_memory():
         torch.empty(1, device=device)
     tamper = sandbox.TamperCheck()
-
-    def progress_for(request_id):
-        return lambda stage: protocol.send({"id": request_id, "progress": stage})
 
     ctx = judge_mod.Context(device, device_name, versions, guard, tamper, None)
     gc.collect()
@@ -203,9 +283,14 @@ def serve(args):
         except ValueError as e:
             protocol.send({"id": None, "error": f"bad request line: {e}"})
             continue
+        key = request.pop("key", None)  # this request's MAC key: a local variable only
+        key = key.encode() if isinstance(key, str) else None
+        del line
         request_id = request.get("id")
         ctx.requests += 1
-        ctx.progress = progress_for(request_id)
+        progress = progress_lines(protocol, request_id, key)
+        next(progress)
+        ctx.progress = progress.send
         workdir = os.path.join(scratch, f"req-{ctx.requests}")
         os.makedirs(workdir, exist_ok=True)
         os.chdir(workdir)
@@ -223,12 +308,30 @@ def serve(args):
             verdict["flags"].append("bad_request")
         else:
             verdict = judge_mod.judge(ctx, task, candidate, options, workdir)
+            if skip_static:
+                verdict["flags"].append("static_checks_skipped")
+        refusals, judge_spawned = take_report()
+        if refusals:
+            verdict["checks"]["sandbox_refusals"] = refusals[:10]
+            reject(verdict, "candidate code was refused: " + refusals[0], "sandbox_refused")
+        leftovers = end_leftover_processes()
+        if leftovers:
+            verdict["checks"]["leftover_processes"] = leftovers[:10]
+            verdict["flags"].append("leftover_processes_killed")
+            # Ended either way; blamed on the candidate only when the judge started none
+            # itself (torch.compile's compiler may outlive an abandoned compile).
+            if not judge_spawned:
+                reject(verdict, f"candidate code left {len(leftovers)} process(es) running",
+                       "leftover_processes")
+        ctx.progress = None
+        progress.close()
         os.chdir(scratch)
         printed, tail = log.end()
         verdict["checks"]["output_bytes"] = printed
         verdict["checks"]["output_tail"] = tail
         shutil.rmtree(workdir, ignore_errors=True)
-        protocol.send({"id": request_id, "verdict": verdict})
+        protocol.send({"id": request_id, "verdict": verdict}, key)
+        del key
         if ctx.cuda_poisoned:
             return 3
     return 0

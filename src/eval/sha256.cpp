@@ -52,7 +52,7 @@ void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view data) {
+std::string sha256_raw(std::string_view data) {
   std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   size_t full = data.size() / 64 * 64;
@@ -70,13 +70,50 @@ std::string sha256_hex(std::string_view data) {
   for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   for (size_t i = 0; i < tail_size; i += 64) compress(h, tail + i);
 
-  static const char* kHex = "0123456789abcdef";
   std::string out;
-  out.reserve(64);
+  out.reserve(32);
   for (uint32_t word : h) {
-    for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(word >> shift) & 0xf];
+    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((word >> shift) & 0xff);
   }
   return out;
+}
+
+std::string to_hex(std::string_view bytes) {
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (char c : bytes) {
+    auto b = static_cast<unsigned char>(c);
+    out += kHex[b >> 4];
+    out += kHex[b & 0xf];
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  return to_hex(sha256_raw(data));
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  // RFC 2104: a key longer than the block is hashed first; then
+  // H((K ^ opad) | H((K ^ ipad) | data)) with the key zero-padded to 64 bytes.
+  std::string k = key.size() > 64 ? sha256_raw(key) : std::string(key);
+  k.resize(64, '\0');
+  std::string inner(64, '\0'), outer(64, '\0');
+  for (size_t i = 0; i < 64; ++i) {
+    inner[i] = static_cast<char>(k[i] ^ 0x36);
+    outer[i] = static_cast<char>(k[i] ^ 0x5c);
+  }
+  inner.append(data);
+  outer += sha256_raw(inner);
+  return to_hex(sha256_raw(outer));
+}
+
+bool equal_in_constant_time(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
 }
 
 }  // namespace drtriton

@@ -1,5 +1,10 @@
 #include "eval/worker_pool.h"
 
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "eval/sha256.h"
 #include "eval/verdict.h"
 
 namespace fs = std::filesystem;
@@ -46,6 +52,50 @@ int stage_index(const std::string& stage) {
   return -1;
 }
 
+// Random bytes from the kernel, as hex; for request ids and keys nobody can guess.
+std::string random_hex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  size_t got = 0;
+  while (got < bytes) {
+    ssize_t n = ::getrandom(raw.data() + got, bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("getrandom failed");
+    got += static_cast<size_t>(n);
+  }
+  return to_hex(raw);
+}
+
+// A request id: random, so a forged line cannot guess which request it would answer; below
+// 2^53 so every JSON reader keeps it exact.
+uint64_t random_id() {
+  return std::stoull(random_hex(8), nullptr, 16) & ((uint64_t(1) << 53) - 1);
+}
+
+// A protocol line is "<HMAC-SHA256(key, json) in hex> <json>". The JSON object, when the MAC
+// is right and it answers request `id`; null otherwise.
+json authentic_line(const std::string& line, const std::string& key, uint64_t id) {
+  if (line.size() < 66 || line[64] != ' ') return nullptr;
+  std::string_view text = std::string_view(line).substr(65);
+  if (!equal_in_constant_time(line.substr(0, 64), hmac_sha256_hex(key, text))) return nullptr;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("id") || j["id"] != id) return nullptr;
+  return j;
+}
+
+// The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
+// here because a sandboxed worker cannot create files outside its scratch folder; shared by
+// every service on the machine.
+std::string gpu_lock_file(const std::string& device) {
+  std::string index = device.substr(device.find(':') + 1);
+  std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + index + ".lock")).string();
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd >= 0) {
+    ::fchmod(fd, 0666);  // whoever made it first, every service's workers may lock it
+    ::close(fd);
+  }
+  return path;
+}
+
 }  // namespace
 
 WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
@@ -58,10 +108,30 @@ WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
     size_t share = std::max<size_t>(1, cores / config_.devices.size());
     config_.env["OMP_NUM_THREADS"] = std::to_string(share);
   }
+  sandbox_state_ = "off";
+  if (config_.sandbox != SandboxMode::kOff) {
+    std::string why = probe_sandbox((fs::path(config_.scratch_root) / "probe").string());
+    if (why.empty()) {
+      sandbox_state_ = "on";
+    } else if (config_.sandbox == SandboxMode::kOn) {
+      throw std::runtime_error("the worker sandbox is not available on this machine: " + why);
+    } else {
+      sandbox_state_ = "unavailable: " + why;
+      std::fprintf(stderr,
+                   "drtriton: WARNING: the worker sandbox is not available (%s): candidates run "
+                   "UNSANDBOXED, with the service's file system and network; verdicts are "
+                   "flagged 'unsandboxed'\n",
+                   why.c_str());
+    }
+  }
   for (size_t i = 0; i < config_.devices.size(); ++i) {
     auto slot = std::make_unique<Slot>();
     WorkerSpec spec{config_.command, config_.env, config_.devices[i],
-                    (fs::path(config_.scratch_root) / ("worker-" + std::to_string(i))).string()};
+                    (fs::path(config_.scratch_root) / ("worker-" + std::to_string(i))).string(),
+                    sandboxed()};
+    if (config_.devices[i].rfind("cuda", 0) == 0) {
+      spec.env["DRTRITON_GPU_LOCK"] = gpu_lock_file(config_.devices[i]);
+    }
     slot->worker = std::make_unique<WorkerProcess>(std::move(spec));
     slots_.push_back(std::move(slot));
   }
@@ -218,10 +288,16 @@ json WorkerPool::run_job(Slot& slot, PoolJob& job) {
     }
     bool retry = false;
     json verdict = run_once(slot, job, retry);
-    // A worker that dies before acknowledging the request with any progress was already
-    // broken (say, by the previous candidate's CUDA error): not this candidate's fault, so it
-    // gets one more try on a fresh worker.
-    if (!retry || attempt > 0) return verdict;
+    // A worker that dies or is caught forging before acknowledging the request with any
+    // progress was already broken (say, by the previous candidate's CUDA error or a process
+    // it left): not this candidate's fault, so it gets one more try on a fresh worker.
+    if (retry && attempt == 0) continue;
+    if (!sandboxed()) {
+      if (!verdict.contains("flags") || !verdict["flags"].is_array())
+        verdict["flags"] = json::array();
+      verdict["flags"].push_back("unsandboxed");
+    }
+    return verdict;
   }
 }
 
@@ -229,9 +305,13 @@ json WorkerPool::run_once(Slot& slot, PoolJob& job, bool& retry) {
   WorkerProcess& worker = *slot.worker;
   json options = job.options;
   if (job.before_send) job.before_send(options);
-  uint64_t id = next_id_++;
-  json request = {
-      {"id", id}, {"task", job.task}, {"candidate", job.candidate}, {"options", options}};
+  uint64_t id = random_id();
+  std::string key = random_hex(32);  // this request's MAC key; the worker forgets it after
+  json request = {{"id", id},
+                  {"key", key},
+                  {"task", job.task},
+                  {"candidate", job.candidate},
+                  {"options", options}};
 
   auto start = Clock::now();
   auto compile_deadline = after(config_.compile_timeout_s);
@@ -246,6 +326,14 @@ json WorkerPool::run_once(Slot& slot, PoolJob& job, bool& retry) {
     return failure(slot, running, "worker crashed (" + ended + ") during " + running,
                    "worker_crashed");
   };
+  // Between requests a worker writes nothing: output waiting now was written by something a
+  // candidate left behind in it, which must not get to answer this request.
+  if (worker.has_pending_output()) {
+    worker.kill();
+    retry = true;
+    return failure(slot, "", "the worker wrote to its protocol channel between requests",
+                   "protocol_forgery");
+  }
   if (!worker.send_line(request.dump(), kSendTimeout)) return crashed();
 
   std::string line;
@@ -268,10 +356,19 @@ json WorkerPool::run_once(Slot& slot, PoolJob& job, bool& retry) {
     if (status == ReadStatus::kTimeout) continue;
     if (status == ReadStatus::kEof) return crashed();
 
-    json j = json::parse(line, nullptr, false);
-    // Lines that are not this request's protocol (a candidate printing to stdout, an answer
-    // to an earlier request) are skipped.
-    if (!j.is_object() || !j.contains("id") || j["id"] != id) continue;
+    // The worker sends only lines with this request's MAC (a candidate's prints go to its
+    // log); anything else was written by the candidate's code: the worker is not to be
+    // believed any more.
+    json j = authentic_line(line, key, id);
+    if (j.is_null()) {
+      worker.kill();
+      retry = !acknowledged;
+      return failure(slot, running,
+                     "a line on the worker's protocol channel was not the worker's (forged or "
+                     "corrupted) during " +
+                         running,
+                     "protocol_forgery");
+    }
     if (j.contains("progress") && j["progress"].is_string()) {
       running = j["progress"].get<std::string>();
       acknowledged = true;

@@ -2,6 +2,11 @@
 // the next job, runs it on its worker under a compile timeout and a run timeout, and, when the
 // worker crashes or times out, kills it, answers with a verdict written here, and starts a
 // replacement. Every job submitted gets exactly one verdict through its `done` callback.
+//
+// The worker runs untrusted code, so the pool believes only lines that carry the MAC of the
+// request's own random key (src/eval/README.md, "The worker protocol"); any other line while
+// a request runs, or any output between requests, ends that worker and is reported as
+// `protocol_forgery`.
 #pragma once
 
 #include <atomic>
@@ -17,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "eval/sandbox.h"
 #include "eval/worker_process.h"
 
 namespace drtriton {
@@ -29,6 +35,9 @@ struct PoolConfig {
   double ready_timeout_s = 300;    // start until the ready line (importing torch, CUDA init)
   double compile_timeout_s = 120;  // request sent until the "faithful" progress
   double run_timeout_s = 300;      // request sent until the verdict
+  // kAuto: sandbox the workers when this machine allows it, else a warning on stderr and
+  // every verdict flagged "unsandboxed"; kOn: refuse to start without it.
+  SandboxMode sandbox = SandboxMode::kAuto;
 };
 
 // What a worker said about itself in its ready line; part of every cache key.
@@ -66,6 +75,10 @@ class WorkerPool {
   void stop();
   WorkerIdentity identity() const;  // of the first worker that came up
   PoolStats stats() const;
+  // "on", "off" (asked for), or "unavailable: <why>" (auto on a machine that does not allow
+  // it); for the service's /health and /stats.
+  const std::string& sandbox_state() const { return sandbox_state_; }
+  bool sandboxed() const { return sandbox_state_ == "on"; }
   const PoolConfig& config() const { return config_; }
 
  private:
@@ -99,8 +112,8 @@ class WorkerPool {
   WorkerIdentity identity_;
   bool have_identity_ = false;
 
+  std::string sandbox_state_;
   std::atomic<uint64_t> restarts_{0};
-  std::atomic<uint64_t> next_id_{1};
   std::atomic<bool> stop_flag_{false};  // read by slots inside a job, without the mutex
 };
 

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "eval/sandbox.h"
+
 extern char** environ;
 
 namespace fs = std::filesystem;
@@ -42,7 +44,44 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   return out;
 }
 
+// The environment a worker starts with (see worker_process.h).
+std::vector<std::string> worker_environment(const WorkerSpec& spec) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    size_t eq = kv.find('=');
+    if (eq != std::string::npos && worker_env_allowed(kv.substr(0, eq))) {
+      env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  }
+  // Caches and temporary files go to the one folder the sandbox leaves writable.
+  fs::path scratch = spec.scratch;
+  env["HOME"] = (scratch / "home").string();
+  env["TMPDIR"] = (scratch / "home").string();
+  env["TRITON_CACHE_DIR"] = (scratch / "cache" / "triton").string();
+  env["TORCHINDUCTOR_CACHE_DIR"] = (scratch / "cache" / "inductor").string();
+  env["CUDA_CACHE_PATH"] = (scratch / "cache" / "cuda").string();
+  // torch.compile then compiles in the worker's own process: inside the sandbox, every other
+  // process in the worker's namespace is one a candidate left, and the worker ends them.
+  env["TORCHINDUCTOR_COMPILE_THREADS"] = "1";
+  env["DRTRITON_SANDBOX"] = spec.sandbox ? "1" : "0";
+  for (const auto& [k, v] : spec.env) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
 }  // namespace
+
+bool worker_env_allowed(const std::string& name) {
+  for (const char* exact : {"PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "LANG", "OMP_NUM_THREADS"}) {
+    if (name == exact) return true;
+  }
+  for (const char* prefix : {"LC_", "CUDA_", "NVIDIA_", "TRITON_", "DRTRITON_TEST_"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
 
 WorkerProcess::WorkerProcess(WorkerSpec spec) : spec_(std::move(spec)) {}
 
@@ -57,23 +96,18 @@ void WorkerProcess::start() {
   std::call_once(ignore_sigpipe, [] { std::signal(SIGPIPE, SIG_IGN); });
 
   fs::remove_all(spec_.scratch);
-  fs::create_directories(spec_.scratch);
+  for (const char* sub : {"home", "cache/triton", "cache/inductor", "cache/cuda"}) {
+    fs::create_directories(fs::path(spec_.scratch) / sub);
+  }
   std::string log_path = (fs::path(spec_.scratch) / "worker.log").string();
 
   // Everything the child needs is built before fork: between fork and exec a threaded
   // process may only make async-signal-safe calls (no allocation).
   std::vector<std::string> args = spec_.command;
   args.insert(args.end(), {"--device", spec_.device, "--scratch", spec_.scratch});
-  std::map<std::string, std::string> env_map;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    size_t eq = kv.find('=');
-    if (eq != std::string::npos) env_map[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& [k, v] : spec_.env) env_map[k] = v;
-  std::vector<std::string> env;
-  for (const auto& [k, v] : env_map) env.push_back(k + "=" + v);
+  std::vector<std::string> env = worker_environment(spec_);
   std::vector<char*> argv = c_strings(args), envp = c_strings(env);
+  SandboxPlan plan = make_sandbox_plan(spec_.scratch);
 
   // O_CLOEXEC on every pipe end: a worker must not inherit another worker's pipes, or that
   // other worker's EOF would never be seen.
@@ -104,6 +138,7 @@ void WorkerProcess::start() {
     if (log >= 0) ::dup2(log, 2);
     // Sockets of the HTTP server are not close-on-exec: close everything else.
     for (int fd = 3; fd < 4096; ++fd) ::close(fd);
+    if (spec_.sandbox) enter_sandbox(plan);
     ::execvpe(argv[0], argv.data(), envp.data());
     const char msg[] = "drtriton: cannot execute the worker command\n";
     [[maybe_unused]] ssize_t n = ::write(2, msg, sizeof msg - 1);
@@ -173,6 +208,20 @@ ReadStatus WorkerProcess::read_line(std::string& line, double timeout_s) {
     if (n <= 0) return ReadStatus::kEof;
     buffer_.append(chunk, static_cast<size_t>(n));
   }
+}
+
+bool WorkerProcess::has_pending_output() {
+  if (!running()) return false;
+  char chunk[65536];
+  for (;;) {
+    pollfd p{from_child_, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN)) break;
+    ssize_t n = ::read(from_child_, chunk, sizeof chunk);
+    if (n <= 0) break;  // EOF: the next read_line reports it
+    buffer_.append(chunk, static_cast<size_t>(n));
+    if (buffer_.size() > kMaxLine) break;
+  }
+  return !buffer_.empty() || dropping_;
 }
 
 void WorkerProcess::kill() {

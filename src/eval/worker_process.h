@@ -1,7 +1,12 @@
 // One verifier worker: a child process (python -m drtriton.worker, or a test's fake) in its
 // own process group, fed JSON lines on its stdin and read line by line from its stdout with
 // timeouts, its stderr going to worker.log in its scratch folder. Killing it kills the whole
-// group, so a candidate's stray subprocesses (a Triton compile, a fork bomb) go with it.
+// group, so a candidate's stray subprocesses (a Triton compile, a fork bomb) go with it; in
+// the sandbox (sandbox.h) the worker is also PID 1 of its own PID namespace, so even a
+// process that left the group (setsid) dies with it.
+//
+// The worker gets a clean environment, not the service's: the variables of kEnvAllowed, the
+// spec's, and HOME, TMPDIR and the compiler caches pointed into its scratch folder.
 #pragma once
 
 #include <sys/types.h>
@@ -14,10 +19,16 @@ namespace drtriton {
 
 struct WorkerSpec {
   std::vector<std::string> command;        // argv; --device and --scratch are appended
-  std::map<std::string, std::string> env;  // set on top of this process's environment
+  std::map<std::string, std::string> env;  // set on top of the allowed part of ours
   std::string device;                      // "cpu" or "cuda:N"
   std::string scratch;                     // the worker's own folder, made fresh each start
+  bool sandbox = false;                    // start it inside the OS sandbox (sandbox.h)
 };
+
+// Whether a variable of the service's environment is passed on to workers: what Python,
+// CUDA and the locale need (PATH, LD_LIBRARY_PATH, PYTHONPATH, LANG, LC_*, CUDA_*, NVIDIA_*,
+// OMP_NUM_THREADS, TRITON_*) and the test-only DRTRITON_TEST_*; nothing else (no secrets).
+bool worker_env_allowed(const std::string& name);
 
 enum class ReadStatus { kLine, kTimeout, kEof };
 
@@ -39,6 +50,9 @@ class WorkerProcess {
   // The next line of stdout, waiting at most `timeout_s`. Lines longer than kMaxLine (a
   // candidate printing megabytes to the protocol channel) are dropped, not buffered.
   ReadStatus read_line(std::string& line, double timeout_s);
+  // Whether the worker wrote anything not yet read (without waiting). Between requests it
+  // writes nothing, so anything there was written by something else.
+  bool has_pending_output();
   // SIGKILL the process group and reap the child; records how it ended.
   void kill();
   // After EOF: wait briefly for the child to exit by itself, then kill it. Returns how it

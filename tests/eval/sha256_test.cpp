@@ -1,5 +1,5 @@
 // SHA-256 against the FIPS 180-4 / NIST test vectors, including the lengths where the padding
-// spills into a second block (55, 56, 63, 64 bytes).
+// spills into a second block (55, 56, 63, 64 bytes); HMAC-SHA256 against RFC 4231.
 #include "eval/sha256.h"
 
 #include <gtest/gtest.h>
@@ -29,6 +29,32 @@ TEST(Sha256, PaddingBoundaries) {
             "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34");
   EXPECT_EQ(sha256_hex(std::string(64, 'a')),
             "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
+
+TEST(HmacSha256, Rfc4231Vectors) {
+  EXPECT_EQ(hmac_sha256_hex(std::string(20, '\x0b'), "Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(hmac_sha256_hex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  std::string key4;
+  for (char c = 1; c <= 25; ++c) key4 += c;
+  EXPECT_EQ(hmac_sha256_hex(key4, std::string(50, '\xcd')),
+            "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b");
+  // Keys longer than the 64-byte block are hashed first (cases 6 and 7).
+  EXPECT_EQ(hmac_sha256_hex(std::string(131, '\xaa'),
+                            "Test Using Larger Than Block-Size Key - Hash Key First"),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(hmac_sha256_hex(std::string(131, '\xaa'),
+                            "This is a test using a larger than block-size key and a larger than "
+                            "block-size data. The key needs to be hashed before being used by the "
+                            "HMAC algorithm."),
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2");
+}
+
+TEST(HmacSha256, ConstantTimeCompare) {
+  EXPECT_TRUE(equal_in_constant_time("abc", "abc"));
+  EXPECT_FALSE(equal_in_constant_time("abc", "abd"));
+  EXPECT_FALSE(equal_in_constant_time("abc", "abcd"));
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ TEST(WorkerPool, CrashIsAVerdictAndAReplacementServesTheNextJob) {
 
   json after = run(pool, "FAKE:pass");
   EXPECT_EQ(after["passed"], true);
-  EXPECT_NE(after["checks"]["pid"], first["checks"]["pid"]);  // a new worker process
+  EXPECT_NE(after["checks"]["instance"], first["checks"]["instance"]);  // a new worker process
   EXPECT_EQ(pool.stats().worker_restarts, 2u);
 }
 
@@ -114,10 +114,32 @@ TEST(WorkerPool, HangsHitTheCompileOrTheRunTimeout) {
   EXPECT_EQ(run(pool, "FAKE:pass")["passed"], true);
 }
 
-TEST(WorkerPool, HugeOutputOnTheProtocolChannelIsSkipped) {
-  WorkerPool pool(fake_config(1, "huge"));
-  json v = run(pool, "FAKE:huge");
-  EXPECT_EQ(v["passed"], true) << v.dump().substr(0, 300);
+// Only lines with the request's MAC count: anything else on the channel (a candidate forging
+// a verdict, 5 MB of junk) ends that worker with a protocol_forgery rejection, and a
+// replacement serves the next job.
+TEST(WorkerPool, UnauthenticatedLinesOnTheProtocolChannelAreAForgery) {
+  WorkerPool pool(fake_config(1, "forge"));
+  json v = run(pool, "FAKE:forge");
+  EXPECT_EQ(v["passed"], false) << v.dump().substr(0, 300);
+  EXPECT_TRUE(has_flag(v, "protocol_forgery")) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["failed_stage"], "load");
+  v = run(pool, "FAKE:huge");
+  EXPECT_EQ(v["passed"], false);
+  EXPECT_TRUE(has_flag(v, "protocol_forgery"));
+  EXPECT_EQ(run(pool, "FAKE:pass")["passed"], true);
+}
+
+// Output between requests was written by something left behind in the worker: the next job
+// is not answered by it but by a fresh worker.
+TEST(WorkerPool, OutputBetweenRequestsReplacesTheWorker) {
+  WorkerPool pool(fake_config(1, "junk"));
+  json first = run(pool, "FAKE:junk_after_verdict");
+  EXPECT_EQ(first["passed"], true);
+  uint64_t restarts = pool.stats().worker_restarts;
+  json next = run(pool, "FAKE:pass # next");
+  EXPECT_EQ(next["passed"], true) << next.dump().substr(0, 300);
+  EXPECT_NE(next["checks"]["instance"], first["checks"]["instance"]);
+  EXPECT_EQ(pool.stats().worker_restarts, restarts + 1);
 }
 
 TEST(WorkerPool, AWorkerThatDiedBetweenJobsDoesNotFailTheNextCandidate) {

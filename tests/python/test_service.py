@@ -29,16 +29,22 @@ def sha256(text):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def flags(verdict):
+    """A verdict's flags, less "unsandboxed" (on a machine without the OS sandbox)."""
+    return [f for f in verdict["flags"] if f != "unsandboxed"]
+
+
 class Service:
     """One `drtriton serve` process on 127.0.0.1 and an ephemeral port."""
 
-    def __init__(self, cache, *extra, worker=FAKE_WORKER, ready_s=30):
+    def __init__(self, cache, *extra, worker=FAKE_WORKER, ready_s=30, env=None, device="cpu"):
         if not os.path.exists(BIN):
             pytest.skip(f"{BIN} is not built (run make build)")
-        args = [BIN, "serve", "--port", "0", "--device", "cpu", "--cache", str(cache), *extra]
+        self.cache = str(cache)
+        args = [BIN, "serve", "--port", "0", "--device", device, "--cache", str(cache), *extra]
         if worker:
             args += ["--worker-command", worker]
-        env = dict(os.environ, DRTRITON_PYTHON=sys.executable)
+        env = dict(os.environ, DRTRITON_PYTHON=sys.executable, **(env or {}))
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
         # The one line it prints once listening names the port it got.
@@ -49,6 +55,7 @@ class Service:
             _, err = self.proc.communicate(timeout=10)
             pytest.fail(f"drtriton serve did not start within {ready_s} s: {line!r} {err}")
         self.port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        self.sandbox = line.rsplit("sandbox ", 1)[-1].rstrip(")\n") if "sandbox " in line else "?"
 
     def request(self, method, path, body=None, timeout=60):
         """(status, parsed JSON body); `body` is a dict or, for bad requests, raw text."""
@@ -110,7 +117,7 @@ def test_verify_answers_pass_reject_and_crash_and_keeps_serving(fake_service):
     assert crash["passed"] is False
     assert crash["reason"] == "worker crashed (signal 11) during compile"
     assert crash["stage"] == "load" and crash["failed_stage"] == "compile"
-    assert crash["flags"] == ["worker_crashed"]
+    assert flags(crash) == ["worker_crashed"]
     assert crash["reward"] == {"correct": 0, "speed": None}
     assert fake_service.verify("FAKE:pass # after the crash")["passed"] is True
     assert fake_service.request("GET", "/stats")[1]["worker_restarts"] == restarts + 1
@@ -120,7 +127,7 @@ def test_a_hang_is_a_timeout_verdict(fake_service):
     start = time.monotonic()
     verdict = fake_service.verify("FAKE:hang # test_a_hang")
     assert verdict["reason"] == "timed out after 2 s during compile"
-    assert verdict["flags"] == ["timeout"] and verdict["stage"] == "load"
+    assert flags(verdict) == ["timeout"] and verdict["stage"] == "load"
     assert time.monotonic() - start < 10
     assert fake_service.verify("FAKE:pass # after the hang")["passed"] is True
 
@@ -136,7 +143,7 @@ def test_verify_batch_keeps_order_and_runs_items_concurrently(fake_service):
     verdicts = body["verdicts"]
     assert [v["candidate_hash"] for v in verdicts] == [sha256(c) for c in candidates]
     assert [v["passed"] for v in verdicts] == [True] * 4 + [False, True, False]
-    assert verdicts[4]["flags"] == ["worker_crashed"]
+    assert flags(verdicts[4]) == ["worker_crashed"]
     assert took < 3.8, f"4 one-second items on 2 workers took {took:.1f} s: not concurrent"
     assert fake_service.request("POST", "/verify_batch", {"items": []}) == (200, {"verdicts": []})
 
@@ -196,7 +203,9 @@ def process_alive(pid):
 
 def test_a_killed_service_keeps_what_it_answered(tmp_path):
     cache = tmp_path / "verdicts.sqlite"
-    service = Service(cache)
+    # Unsandboxed, so the worker's pid is one this test can see (in the sandbox every worker is
+    # PID 1 of its own namespace; tests/python/test_hostile_candidates.py covers that case).
+    service = Service(cache, "--sandbox", "off")
     answered = service.verify("FAKE:pass # before the kill")
     crashed = service.verify("FAKE:crash # before the kill")
     service.stop(signal.SIGKILL)
@@ -302,11 +311,11 @@ class ModelNew(nn.Module):
         return y
 '''
 
-# Segfaults the process that loads it.
-REAL_SEGFAULT = REAL_HONEST + '''
-import ctypes
-ctypes.string_at(0)
-'''
+# Segfaults the process that runs it: a kernel that loads from a wild address, which Triton's
+# interpreter reads for real (ctypes is refused to candidate code, and a signal merely sent to
+# the sandboxed worker, PID 1 of its namespace, is ignored).
+REAL_SEGFAULT = REAL_HONEST.replace("x = tl.load(x_ptr + offsets, mask=mask)",
+                                    "x = tl.load(x_ptr + offsets + (1 << 46), mask=mask)")
 
 CANDIDATES = os.path.join(ROOT, "tests", "eval", "candidates")
 
@@ -349,12 +358,11 @@ def test_real_worker_passes_an_honest_candidate_then_serves_it_cached(real_servi
 
 @real_worker
 def test_real_worker_crash_is_a_verdict_and_the_next_request_is_served(real_service):
-    task, segfault = corpus_case("fault_segfault.py", REAL_TASK, REAL_SEGFAULT)
     status, verdict = real_service.request(
-        "POST", "/verify", {"task": task, "candidate": segfault}, timeout=300)
+        "POST", "/verify", {"task": REAL_TASK, "candidate": REAL_SEGFAULT}, timeout=300)
     assert status == 200
     assert verdict["passed"] is False and verdict["reward"]["correct"] == 0
-    assert verdict["flags"] == ["worker_crashed"], verdict
+    assert flags(verdict) == ["worker_crashed"], verdict
     assert verdict["reason"].startswith("worker crashed (signal 11) during ")
     task, honest = corpus_case("honest_relu_scale.py", REAL_TASK, REAL_HONEST)
     honest += "\n# another candidate text, so not a cache hit\n"

@@ -1,15 +1,36 @@
-"""Runtime guards inside the worker (DESIGN.md section 3.5), best effort.
+"""Runtime guards inside the worker (DESIGN.md section 3.5; the threat model is in
+src/eval/README.md).
 
-The real isolation is the C++ side's: a process per worker, timeouts, a new worker
-after a crash. Inside the worker, while candidate code runs (`guard.active()`):
-- network: socket.socket refuses to be created ("network access blocked");
-- files: builtins.open / io.open and os.open refuse to open for writing outside the
-  scratch directory. C code that opens files itself (torch.save's writer, numpy's
-  tofile) is not seen; the static checks refuse those names, and RLIMIT_FSIZE bounds
-  what any write can do.
-- rlimits: RLIMIT_CORE 0 everywhere; RLIMIT_FSIZE (1 GiB) everywhere, so a runaway
-  print cannot fill the disk; RLIMIT_AS only on the CPU device (CUDA maps far more
-  virtual memory than it uses).
+The first layer is the operating system's (src/eval/sandbox.cpp): a read-only file system
+but for the scratch folder, no network, a PID namespace. This module is the second: an
+audit hook (`sys.addaudithook`, which cannot be removed once installed) that refuses what
+candidate code has no business doing, while candidate code runs:
+- network: every socket.* event ("network access blocked");
+- processes: os.system, os.exec*, os.spawn*, os.posix_spawn, subprocess.Popen, os.fork,
+  os.forkpty, os.kill, os.killpg;
+- files: opening for writing outside the scratch directory (the `open` event covers
+  builtins.open, io.FileIO, os.open), or inside its compiler caches; reading
+  /proc/*/environ, cmdline or mem;
+- sqlite3.connect, ctypes.*, code.__new__ (code.replace), marshal.load(s);
+- introspection that reaches the worker's own frames and objects: sys._getframe,
+  sys._current_frames, gc.get_objects/get_referrers/get_referents, sys.settrace/setprofile,
+  sys.addaudithook, and the tb_frame/gi_frame/cr_frame/ag_frame attributes.
+Python 3.11 raises no event for os.mkfifo, os.mknod, signal.signal, thread starts or C code
+that opens files itself (torch.save's writer): those are left to the first layer and to the
+static checks.
+
+"While candidate code runs" is decided from the call stack, not from a flag candidate code
+could reach: walking out from the innermost frame, a frame of the candidate's code (a file
+<scratch>/req-*/candidate.py, or source the candidate compiled; the task's code is the
+client's, trusted like the judge) met before a shield frame means the
+candidate is the one asking. Shields are the launch hook's wrapper around a Triton launch
+(Triton's compiler legitimately runs ptxas and writes its cache while the candidate's launch
+is on the stack) and the import system (a module the candidate imports runs its own code).
+Processes, sockets and secrets in /proc stay refused behind a shield too: Triton never needs
+them. Frames are refused only to the candidate's own code (or through inspect/traceback,
+which hand them on): libraries look at their caller's frame all the time (namedtuple,
+torch.library), and keep it. The policy's state lives in the hook's closure.
+
 The tamper check records the objects a judge relies on (clocks, events, synchronize,
 the launch hook, numeric flags) and, after candidate code ran, restores any that
 changed and reports them.
@@ -23,78 +44,163 @@ import io
 import os
 import resource
 import socket
+import sys
 import time
 
 import torch
 
-_open = builtins.open
-_os_open = os.open
-_socket = socket.socket
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
 class Guard:
-    def __init__(self, scratch_root):
-        self.scratch_root = os.path.realpath(scratch_root)
-        self.depth = 0
-        self.suspended = 0
-
-    def on(self):
-        return self.depth > 0 and self.suspended == 0
+    """Marks where the judge runs candidate code (judge.py's `guard.active()`). The audit
+    policy does not rely on it: it reads the call stack."""
 
     @contextlib.contextmanager
     def active(self):
-        self.depth += 1
-        try:
-            yield
-        finally:
-            self.depth -= 1
+        yield
 
     def suspend(self):
-        self.suspended += 1
+        pass
 
     def resume(self):
-        self.suspended -= 1
+        pass
 
-    def check_write(self, file):
-        if not self.on() or isinstance(file, int):
+
+# Refused whenever candidate code is anywhere on the stack, shielded or not.
+_ALWAYS = frozenset({
+    "os.system", "os.exec", "os.spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
+    "sqlite3.connect", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    "sys._current_frames", "sys._current_exceptions", "sys.settrace", "sys.setprofile",
+    "sys.addaudithook",
+})
+# Refused when candidate code asks, not behind a shield.
+_DIRECT = frozenset({
+    "subprocess.Popen", "os.posix_spawn", "code.__new__", "marshal.load", "marshal.loads",
+})
+# Refused when the candidate's own frame asks: ways to a frame object.
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+_PROC_SECRETS = ("environ", "cmdline", "mem")
+
+
+def install_audit_hook(scratch_root):
+    """Install the policy for a worker whose scratch directory is `scratch_root`; returns
+    take_report(): what it refused, and how many processes trusted code started, since the
+    last call."""
+    import _thread
+    from . import launch_hook
+
+    from .judge import CANDIDATE_FILE
+    scratch = os.path.realpath(scratch_root)
+    untrusted_prefix = os.path.join(scratch, "req-")  # the judge's per-request folders
+    untrusted_suffix = os.sep + CANDIDATE_FILE  # the candidate's source there (not the task's)
+    caches = os.path.join(scratch, "cache") + os.sep
+    shields = frozenset(cls.__dict__["run"].__code__ for cls in launch_hook.install())
+    tainted = set()  # file names of source compiled by candidate code
+    refused = []
+    spawned = []
+    busy = set()  # threads inside the hook: its own frame walk raises events too
+    import inspect
+    import traceback
+    frame_helpers = (inspect.__file__, traceback.__file__)  # they hand frames to their caller
+    get_ident, getframe, realpath, fsdecode = _thread.get_ident, sys._getframe, os.path.realpath, os.fsdecode
+
+    def candidate_on_stack():
+        """(anywhere, direct, own): candidate code on the stack at all; met before a shield;
+        the frame asking (past inspect and traceback) is the candidate's."""
+        frame = getframe(2)
+        shielded = False
+        own = True
+        while frame is not None:
+            code = frame.f_code
+            name = code.co_filename
+            if code in shields or name.startswith("<frozen importlib"):
+                shielded = True
+            elif (name.startswith(untrusted_prefix) and name.endswith(untrusted_suffix)) or name in tainted:
+                return True, not shielded, own
+            own = own and name in frame_helpers
+            frame = frame.f_back
+        return False, False, False
+
+    def refuse(message):
+        refused.append(message)
+        raise PermissionError("drtriton: " + message)
+
+    def writes_outside(path, flags):
+        if not flags & _WRITE_FLAGS:
+            return False
+        path = realpath(path)
+        return not (path == os.devnull or path.startswith(scratch + os.sep)) or path.startswith(caches)
+
+    def hook(event, args):
+        # Most events (builtins.id, import, exec, ...) are none of our business: leave fast.
+        if event == "open":
+            path, flags = args[0], args[2]
+            if isinstance(path, int):
+                return
+            path = fsdecode(path)
+            secret = path.startswith("/proc/") and path.rsplit("/", 1)[-1] in _PROC_SECRETS
+            if not secret and not (flags & _WRITE_FLAGS):
+                return
+            kind = "always" if secret else "direct"
+        elif event == "object.__getattr__":
+            if args[1] not in _FRAME_ATTRS:
+                return
+            kind = "own"
+        elif event == "sys._getframe":
+            kind = "own"
+        elif event == "compile":
+            kind = "taint"
+        elif event in _ALWAYS or event.startswith("socket."):
+            kind = "always"
+        elif event in _DIRECT or event.startswith("ctypes."):
+            kind = "direct"
+        else:
             return
-        path = os.path.realpath(os.fsdecode(file))
-        if path == os.devnull or path == self.scratch_root or path.startswith(self.scratch_root + os.sep):
+        me = get_ident()
+        if me in busy:
             return
-        raise PermissionError(f"drtriton: write outside the scratch directory blocked: {os.fsdecode(file)}")
+        busy.add(me)
+        try:
+            anywhere, direct, own = candidate_on_stack()
+        finally:
+            busy.discard(me)
+        if not anywhere:
+            if event in ("subprocess.Popen", "os.posix_spawn"):
+                spawned.append(event)  # the judge's own (torch.compile's compiler)
+            return
+        if kind == "taint":
+            # Code the candidate compiles is the candidate's, whatever file name it claims.
+            if isinstance(args[1], (str, bytes)):
+                tainted.add(fsdecode(args[1]))
+            return
+        if event.startswith("socket."):
+            refuse("network access blocked")
+        if event == "open":
+            if kind == "always":
+                refuse(f"reading {path} blocked")
+            if direct and writes_outside(path, flags):
+                refuse(f"write outside the scratch directory blocked: {path}")
+            return
+        if kind == "always" or (kind == "direct" and direct) or (kind == "own" and own):
+            refuse(f"{event} blocked while candidate code runs")
+
+    sys.addaudithook(hook)
+
+    def take_report():
+        """(what was refused, how many processes trusted code started) since the last call."""
+        out = list(refused), len(spawned)
+        refused.clear()
+        spawned.clear()
+        tainted.clear()
+        return out
+
+    return take_report
 
 
-_GUARD: Guard | None = None
-
-
-def _guarded_open(file, mode="r", *args, **kwargs):
-    if _GUARD is not None and isinstance(mode, str) and set(mode) & set("wax+"):
-        _GUARD.check_write(file)
-    return _open(file, mode, *args, **kwargs)
-
-
-def _guarded_os_open(path, flags, *args, **kwargs):
-    if _GUARD is not None and flags & _WRITE_FLAGS:
-        _GUARD.check_write(path)
-    return _os_open(path, flags, *args, **kwargs)
-
-
-class _BlockedSocket(_socket):
-    def __init__(self, *args, **kwargs):
-        if _GUARD is not None and _GUARD.on():
-            raise PermissionError("drtriton: network access blocked")
-        super().__init__(*args, **kwargs)
-
-
-def install(scratch_root) -> Guard:
-    global _GUARD
-    _GUARD = Guard(scratch_root)
-    builtins.open = _guarded_open
-    io.open = _guarded_open
-    os.open = _guarded_os_open
-    socket.socket = _BlockedSocket
-    return _GUARD
+def install(scratch_root):
+    """The worker's guards: returns (Guard for the judge, take_report)."""
+    return Guard(), install_audit_hook(scratch_root)
 
 
 def set_rlimits(cpu_device: bool, mem_limit_mb: int | None, fsize_mb: int = 1024):
@@ -133,6 +239,11 @@ def _watched():
     if knobs is not None and hasattr(knobs, "runtime"):
         pairs += [(knobs.runtime, n) for n in ("launch_enter_hook", "launch_exit_hook", "interpret")
                   if hasattr(knobs.runtime, n)]
+    # The verifier's own modules: every global (the op recorder's tables, the launch hook's
+    # state, the judge's functions), so an edit by candidate code is named and undone.
+    for name, module in list(sys.modules.items()):
+        if module is not None and (name == "drtriton" or name.startswith("drtriton.")):
+            pairs += [(module, n) for n in list(vars(module)) if not n.startswith("__")]
     return pairs
 
 
