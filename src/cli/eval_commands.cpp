@@ -56,9 +56,17 @@ void remove_stale_scratch() {
   }
 }
 
+// --sandbox auto|on|off (the CLI checks the spelling).
+SandboxMode sandbox_mode(const std::string& flag) {
+  if (flag == "on") return SandboxMode::kOn;
+  if (flag == "off") return SandboxMode::kOff;
+  return SandboxMode::kAuto;
+}
+
 // The worker's argv: the given command (for tests, a fake worker), else the project's.
-PoolConfig worker_config(const std::string& worker_command) {
+PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox) {
   PoolConfig config;
+  config.sandbox = sandbox_mode(sandbox);
   std::istringstream words(worker_command);
   for (std::string w; words >> w;) config.command.push_back(w);
   if (config.command.empty()) config.command = {python_executable(), "-m", "drtriton.worker"};
@@ -72,15 +80,15 @@ PoolConfig worker_config(const std::string& worker_command) {
 }
 
 std::string number(const json& v, const char* format = "%.4g") {
-  if (!v.is_number()) return v.is_null() ? "-" : v.dump();
+  if (!v.is_number()) return v.is_null() ? "-" : dump_json(v);
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v.get<double>());
   return buf;
 }
 
 std::string compact(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  std::string s = v.dump();
+  if (v.is_string()) return valid_utf8(v.get<std::string>());
+  std::string s = dump_json(v);
   return s.size() > 160 ? s.substr(0, 157) + "..." : s;
 }
 
@@ -93,26 +101,66 @@ bool is_empty(const json& v) {
   return v.is_null() || ((v.is_array() || v.is_object()) && v.empty());
 }
 
+json verify_sandboxed(VerifyRequest request, const std::string& cache_path,
+                      const std::string& worker_command, double timeout_s,
+                      const std::string& sandbox);
+
 struct VerifyArgs {
-  std::string task, candidate, device, cache, worker_command;
+  std::string task, candidate, device, cache, worker_command, sandbox = "auto";
   bool strict = false, eval_mode = false, json = false;
   double timeout = 300;
 };
 
+// A source file, refused (exit 2) unless it is UTF-8 text: it goes to the worker as JSON.
+std::string read_source(const std::string& path) {
+  std::string text = read_file(path);
+  size_t at = find_invalid_utf8(text);
+  if (at != std::string::npos) {
+    throw CLI::ValidationError(path, "not UTF-8 text (byte offset " + std::to_string(at) + ")");
+  }
+  return text;
+}
+
+bool has_flag(const json& verdict, const char* flag) {
+  const json& flags = verdict.value("flags", json::array());
+  return flags.is_array() && std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+// Prints the verdict; exit 1 when the candidate was rejected, 2 when the task itself is broken
+// (no Model, a syntax error, get_inputs failing): no candidate could pass, so the caller must
+// fix the task, and a trainer must not count it against the candidate.
+void report(const json& verdict, bool as_json, const std::string& task,
+            const std::string& candidate) {
+  if (as_json) {
+    std::cout << dump_json(verdict, 2) << "\n";
+  } else {
+    print_verdict(verdict);
+  }
+  std::cout.flush();
+  if (verdict.value("passed", false)) return;
+  std::string reason = compact(verdict.value("reason", json("?")));
+  if (has_flag(verdict, "task_error")) {
+    throw CLI::ValidationError(task, "the task is at fault, not the candidate: " + reason);
+  }
+  throw CliError(candidate + ": rejected: " + reason);
+}
+
 void run_verify(const VerifyArgs& a) {
   VerifyRequest request;
-  request.task = read_file(a.task);
-  request.candidate = read_file(a.candidate);
+  request.task = read_source(a.task);
+  request.candidate = read_source(a.candidate);
   request.options.strict = a.strict;
   request.options.eval_mode = a.eval_mode;
   request.options.device = a.device;
-  report_verdict(verify_once(request, a.cache, a.worker_command, a.timeout), a.json, a.candidate);
+  report(verify_sandboxed(request, a.cache, a.worker_command, a.timeout, a.sandbox), a.json, a.task,
+         a.candidate);
 }
 
 struct ServeArgs {
-  std::string host = "127.0.0.1", device, cache, gpus, worker_command;
+  std::string host = "127.0.0.1", device, cache, gpus, worker_command, sandbox = "auto";
   int port = -1, workers_per_gpu = 0;  // 0: chosen by serve_devices
   double compile_timeout = 120, run_timeout = 300;
+  ServiceLimits limits;
 };
 
 std::vector<std::string> serve_devices(const ServeArgs& a) {
@@ -162,7 +210,7 @@ void run_serve(const ServeArgs& a) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  PoolConfig config = worker_config(a.worker_command);
+  PoolConfig config = worker_config(a.worker_command, a.sandbox);
   config.devices = serve_devices(a);
   config.compile_timeout_s = a.compile_timeout;
   config.run_timeout_s = a.run_timeout;
@@ -176,7 +224,7 @@ void run_serve(const ServeArgs& a) {
   }
   WorkerPool& pool = *started;
   Verifier verifier(pool, cache.get());
-  Service service(verifier, pool);
+  Service service(verifier, pool, a.limits);
   int port = 0;
   try {
     port = service.bind(a.host, a.port);
@@ -191,9 +239,11 @@ void run_serve(const ServeArgs& a) {
     pool.stop();  // answers what is running, so no HTTP thread waits on a verdict
     service.stop();
   });
-  std::printf("drtriton serve: listening on http://%s:%d (%zu %s workers on %s, cache %s)\n",
-              a.host.c_str(), port, config.devices.size(), verifier.device_kind().c_str(),
-              pool.identity().device.c_str(), a.cache.empty() ? "off" : a.cache.c_str());
+  std::printf(
+      "drtriton serve: listening on http://%s:%d (%zu %s workers on %s, cache %s, sandbox %s)\n",
+      a.host.c_str(), port, config.devices.size(), verifier.device_kind().c_str(),
+      pool.identity().device.c_str(), a.cache.empty() ? "off" : a.cache.c_str(),
+      pool.sandbox_state().c_str());
   std::fflush(stdout);
   service.run();
   // run() also returns when the server fails; wake the stopper so it can be joined.
@@ -275,36 +325,46 @@ void print_verdict(const json& v) {
     print_row("reward", "correct " + number(v["reward"].value("correct", json())) + ", speed " +
                             number(v["reward"].value("speed", json())));
   }
-  if (v.contains("worker_log") && !passed) {
-    std::printf("worker log (end):\n%s\n", v["worker_log"].get<std::string>().c_str());
+  if (v.contains("worker_log") && v["worker_log"].is_string() && !passed) {
+    std::printf("worker log (end):\n%s\n", valid_utf8(v["worker_log"].get<std::string>()).c_str());
   }
   print_row("cached", v.value("cached", false) ? "yes" : "no");
 }
 
 void report_verdict(const json& verdict, bool as_json, const std::string& candidate) {
-  if (as_json) {
-    std::cout << verdict.dump(2) << "\n";
-  } else {
-    print_verdict(verdict);
-  }
-  std::cout.flush();
-  if (!verdict.value("passed", false)) {
-    throw CliError(candidate + ": rejected: " + verdict.value("reason", std::string("?")));
-  }
+  report(verdict, as_json, "the task", candidate);
 }
 
 json verify_once(VerifyRequest request, const std::string& cache_path,
                  const std::string& worker_command, double timeout_s) {
+  return verify_sandboxed(std::move(request), cache_path, worker_command, timeout_s, "auto");
+}
+
+namespace {
+
+json verify_sandboxed(VerifyRequest request, const std::string& cache_path,
+                      const std::string& worker_command, double timeout_s,
+                      const std::string& sandbox) {
   if (request.options.device.empty()) request.options.device = list_gpus().empty() ? "cpu" : "cuda";
-  PoolConfig config = worker_config(worker_command);
+  PoolConfig config = worker_config(worker_command, sandbox);
   config.devices = {request.options.device == "cuda" ? "cuda:0" : "cpu"};
   config.run_timeout_s = timeout_s;
   config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
   std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
   WorkerPool pool(config);
   Verifier verifier(pool, cache.get());
-  return verifier.verify(request);
+  try {
+    return verifier.verify(request);
+  } catch (const RequestError& e) {
+    throw CLI::ValidationError(e.what());  // a source that is not UTF-8: exit 2
+  }
 }
+
+}  // namespace
+
+constexpr const char* kSandboxHelp =
+    "OS sandbox for the workers: auto (default: on when this machine allows it, else a "
+    "warning and verdicts flagged unsandboxed), on (refuse to start without it), off";
 
 void add_eval_commands(CLI::App& app) {
   auto v = std::make_shared<VerifyArgs>();
@@ -326,6 +386,8 @@ void add_eval_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   verify->add_option("--worker-command", v->worker_command,
                      "Worker to start instead of python -m drtriton.worker (for tests)");
+  verify->add_option("--sandbox", v->sandbox, kSandboxHelp)
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   verify->callback([v] { run_verify(*v); });
 
   auto s = std::make_shared<ServeArgs>();
@@ -353,6 +415,20 @@ void add_eval_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   serve->add_option("--worker-command", s->worker_command,
                     "Worker to start instead of python -m drtriton.worker (for tests)");
+  serve
+      ->add_option("--max-connections", s->limits.max_connections,
+                   "Open connections served, all clients together (default 128); more get 503")
+      ->check(CLI::Range(1, 4096));
+  serve
+      ->add_option("--max-connections-per-client", s->limits.max_connections_per_client,
+                   "Open connections served from one address (default 64)")
+      ->check(CLI::Range(1, 4096));
+  serve
+      ->add_option("--request-timeout", s->limits.request_timeout_s,
+                   "Seconds to receive one whole request, and to send its answer (default 30)")
+      ->check(CLI::PositiveNumber);
+  serve->add_option("--sandbox", s->sandbox, kSandboxHelp)
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   serve->callback([s] { run_serve(*s); });
 }
 

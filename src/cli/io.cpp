@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +22,22 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+void check_output_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  fs::path target(path);
+  fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (fs::is_directory(target)) {
+    throw CLI::ValidationError(path, "is a directory; the output must be a file path");
+  }
+  if (!fs::is_directory(folder)) {
+    throw CLI::ValidationError(path, "cannot be written: no folder " + folder.string());
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    throw CLI::ValidationError(path,
+                               "cannot be written: folder " + folder.string() + " is not writable");
+  }
+}
+
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;
@@ -30,19 +47,24 @@ void write_output(const std::string& path, const std::string& text) {
 }
 
 void write_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  check_output_path(path);
   fs::path target(path);
   fs::path tmp = target;
   tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw CliError(path + ": cannot be written");
-    write(out);
-    if (!out.flush()) {
-      fs::remove(tmp);
-      throw CliError(path + ": write failed");
+  std::error_code ec;
+  try {
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      if (!out) throw CliError(path + ": cannot be written");
+      write(out);
+      if (!out.flush()) throw CliError(path + ": write failed (disk full?)");
     }
+    fs::rename(tmp, target, ec);
+    if (ec) throw CliError(path + ": cannot be written: " + ec.message());
+  } catch (...) {
+    fs::remove(tmp, ec);  // whatever failed, nothing is left behind
+    throw;
   }
-  fs::rename(tmp, target);
 }
 
 bool has_extension(const std::string& path, const char* ext) {

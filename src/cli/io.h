@@ -15,6 +15,9 @@ struct CliError : std::runtime_error {
 };
 
 std::string read_file(const std::string& path);
+// An output path that cannot be written (an existing folder, a missing or read-only parent
+// folder) is a usage error (exit 2), found before any work is done. "" and "-" (stdout) pass.
+void check_output_path(const std::string& path);
 // Write through a temporary file in the same folder and rename it into place, so a
 // reader never sees half a file and a failure leaves nothing behind. "" or "-": stdout.
 void write_output(const std::string& path, const std::string& text);

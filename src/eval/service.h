@@ -4,7 +4,8 @@
 //   GET  /health        -> {"ok": true, "workers": N}
 //   GET  /stats         -> queue_length, workers, busy, verdicts_served, cache_hits, ...
 // A malformed request gets HTTP 400 with {"error": "..."}; anything that reaches a worker
-// gets a verdict, a crash or a timeout included.
+// gets a verdict, a crash or a timeout included. A client over the connection limits gets 503
+// (ServiceLimits; src/eval/README.md, "HTTP").
 #pragma once
 
 #include <memory>
@@ -20,9 +21,17 @@ class Server;
 
 namespace drtriton {
 
+// What hostile or careless clients can hold. A connection over a limit may still ask GET
+// /health or /stats (a few such connections, briefly); anything else gets 503.
+struct ServiceLimits {
+  int max_connections = 128;            // open connections, all clients together
+  int max_connections_per_client = 64;  // from one address; a trainer opens one per worker
+  double request_timeout_s = 30;        // to receive one whole request, and to send its answer
+};
+
 class Service {
  public:
-  Service(Verifier& verifier, WorkerPool& pool);
+  Service(Verifier& verifier, WorkerPool& pool, const ServiceLimits& limits = {});
   ~Service();
 
   // Binds the address; port 0 takes any free port. Returns the port. Throws

@@ -1,10 +1,40 @@
 #include "eval/verdict.h"
 
+#include <algorithm>
+
 using json = nlohmann::json;
 
 namespace drtriton {
 
 namespace {
+
+// The length of the well-formed UTF-8 sequence that starts at s[i] (Unicode's table 3-7), or 0
+// when there is none.
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  auto in = [](unsigned b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
+  unsigned b0 = byte(i);
+  if (b0 < 0x80) return 1;
+  size_t n = 0;
+  if (in(b0, 0xC2, 0xDF)) {
+    n = 2;
+  } else if (in(b0, 0xE0, 0xEF)) {
+    n = 3;
+  } else if (in(b0, 0xF0, 0xF4)) {
+    n = 4;
+  } else {
+    return 0;
+  }
+  // The second byte's range depends on the first: this excludes overlong forms (E0, F0),
+  // surrogates (ED) and code points above U+10FFFF (F4).
+  unsigned lo = b0 == 0xE0 ? 0xA0 : b0 == 0xF0 ? 0x90 : 0x80;
+  unsigned hi = b0 == 0xED ? 0x9F : b0 == 0xF4 ? 0x8F : 0xBF;
+  if (!in(byte(i + 1), lo, hi)) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if (!in(byte(i + k), 0x80, 0xBF)) return 0;
+  }
+  return n;
+}
 
 bool get_bool(const json& options, const char* key, const std::string& where) {
   if (!options.contains(key)) return false;
@@ -14,6 +44,66 @@ bool get_bool(const json& options, const char* key, const std::string& where) {
 }
 
 }  // namespace
+
+int json_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // an escaped character, perhaps a quote
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+json parse_request_json(std::string_view text) {
+  if (json_depth(text) > kMaxJsonDepth) {
+    throw RequestError("the request body nests deeper than " + std::to_string(kMaxJsonDepth) +
+                       " levels");
+  }
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw RequestError("the request body is not valid JSON");
+  return j;
+}
+
+size_t find_invalid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string::npos;
+}
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for each byte that starts no valid sequence
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string dump_json(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
 
 VerifyRequest parse_verify_request(const json& j, const std::string& default_device,
                                    const std::string& where) {
@@ -47,9 +137,16 @@ VerifyRequest parse_verify_request(const json& j, const std::string& default_dev
   r.options.eval_mode = get_bool(options, "eval_mode", at);
   if (options.contains("compile")) r.options.compile = get_bool(options, "compile", at);
   if (options.contains("seed")) {
-    if (!options["seed"].is_number_integer())
-      throw RequestError(at + "options.seed: expected an integer");
-    r.options.seed = options["seed"].get<int64_t>();
+    const json& seed = options["seed"];
+    bool in_range = seed.is_number_unsigned()
+                        ? seed.get<uint64_t>() <= static_cast<uint64_t>(kMaxSeed)
+                        : seed.is_number_integer() && seed.get<int64_t>() >= 0 &&
+                              seed.get<int64_t>() <= kMaxSeed;
+    if (!in_range) {
+      throw RequestError(at + "options.seed: expected an integer in 0.." +
+                         std::to_string(kMaxSeed));
+    }
+    r.options.seed = seed.get<int64_t>();
   }
   r.options.device = default_device;
   if (options.contains("device")) {

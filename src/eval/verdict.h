@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace drtriton {
@@ -16,6 +17,27 @@ namespace drtriton {
 struct RequestError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Requests and verdicts nest a few levels. Deeper JSON is refused before anything recursive
+// touches it (nlohmann's copy, comparison and dump recurse): 100k levels overflow the stack.
+constexpr int kMaxJsonDepth = 64;
+// The deepest nesting of [ and { in JSON text, counted in one pass without recursion; brackets
+// inside strings do not count. Text that is not JSON gets some number; the parser rejects it.
+int json_depth(std::string_view text);
+// JSON text that came from outside (an HTTP body). Throws RequestError when it is not JSON or
+// nests deeper than kMaxJsonDepth.
+nlohmann::json parse_request_json(std::string_view text);
+
+// The byte offset of the first byte that is not part of well-formed UTF-8, or npos.
+size_t find_invalid_utf8(std::string_view s);
+// `s` with each ill-formed UTF-8 sequence replaced by U+FFFD.
+std::string valid_utf8(std::string_view s);
+// JSON text of data that came from outside (a worker's log, a client's string): bytes that are
+// not UTF-8 become U+FFFD, where a plain dump() would throw and fail the whole answer.
+std::string dump_json(const nlohmann::json& j, int indent = -1);
+
+// Seeds go to Python and torch (torch.manual_seed, numpy): a sane range keeps them valid there.
+constexpr int64_t kMaxSeed = 2147483647;
 
 // The options of DESIGN.md section 3, mirroring the `verify` flags, plus two the worker reads
 // (python/drtriton/verifier/judge.py): a fixed seed for the input sets, and whether to time
@@ -35,8 +57,8 @@ struct VerifyRequest {
 };
 
 // {"task": str, "candidate": str, "options": {...}}; options may be left out, and a missing
-// options.device means `default_device`. Throws RequestError naming the field (`where` is
-// prefixed, e.g. "items[3]").
+// options.device means `default_device`; options.seed is in 0..kMaxSeed. Throws RequestError
+// naming the field (`where` is prefixed, e.g. "items[3]").
 VerifyRequest parse_verify_request(const nlohmann::json& j, const std::string& default_device,
                                    const std::string& where = "");
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "eval/sha256.h"
+#include "eval/verdict.h"
 #include "eval/worker_pool.h"
 
 using json = nlohmann::json;
@@ -33,6 +34,15 @@ struct Statement {
                 : std::string();
   }
 };
+
+// A stored row, or nothing for a damaged one (judged again): not a JSON object, or nested deeper
+// than any verdict is, which nlohmann's recursive copy and dump would not survive.
+std::optional<json> parse_row(const std::string& text) {
+  if (json_depth(text) > kMaxJsonDepth) return std::nullopt;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;  // a parse error is discarded, not an object
+  return j;
+}
 
 double unix_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -86,16 +96,14 @@ std::optional<json> VerdictCache::get(const std::string& key) {
   Statement s(db_, "SELECT verdict FROM verdicts WHERE key = ?");
   s.bind(1, key);
   if (sqlite3_step(s.stmt) != SQLITE_ROW) return std::nullopt;
-  json verdict = json::parse(s.column_text(0), nullptr, false);
-  if (verdict.is_discarded()) return std::nullopt;  // a damaged row is judged again
-  return verdict;
+  return parse_row(s.column_text(0));
 }
 
 void VerdictCache::put(const std::string& key, const json& verdict) {
   std::lock_guard lock(mutex_);
   Statement s(db_, "INSERT OR REPLACE INTO verdicts(key, verdict, created) VALUES (?, ?, ?)");
   s.bind(1, key);
-  s.bind(2, verdict.dump());
+  s.bind(2, dump_json(verdict));  // a worker's log may hold any bytes
   sqlite3_bind_double(s.stmt, 3, unix_seconds());
   if (sqlite3_step(s.stmt) != SQLITE_DONE) {
     throw std::runtime_error(path_ + ": cannot store a verdict: " + sqlite3_errmsg(db_));
@@ -113,9 +121,7 @@ std::optional<json> VerdictCache::reference_timing(const std::string& task_hash,
   s.bind(2, device);
   s.bind(3, context);
   if (sqlite3_step(s.stmt) != SQLITE_ROW) return std::nullopt;
-  json timing = json::parse(s.column_text(0), nullptr, false);
-  if (timing.is_discarded()) return std::nullopt;
-  return timing;
+  return parse_row(s.column_text(0));
 }
 
 void VerdictCache::put_reference_timing(const std::string& task_hash, const std::string& device,
@@ -127,7 +133,7 @@ void VerdictCache::put_reference_timing(const std::string& task_hash, const std:
   s.bind(1, task_hash);
   s.bind(2, device);
   s.bind(3, context);
-  s.bind(4, timing.dump());
+  s.bind(4, dump_json(timing));
   if (sqlite3_step(s.stmt) != SQLITE_DONE) {
     throw std::runtime_error(path_ + ": cannot store a reference timing: " + sqlite3_errmsg(db_));
   }

@@ -22,6 +22,15 @@ bool cacheable(const json& verdict) {
   return true;
 }
 
+// The sources go to the worker as JSON, and nlohmann refuses to write bytes that are not UTF-8.
+void check_utf8(const char* field, const std::string& source) {
+  size_t at = find_invalid_utf8(source);
+  if (at != std::string::npos) {
+    throw RequestError(std::string(field) + ": not UTF-8 text (byte offset " + std::to_string(at) +
+                       ")");
+  }
+}
+
 }  // namespace
 
 Verifier::Verifier(WorkerPool& pool, VerdictCache* cache) : pool_(pool), cache_(cache) {}
@@ -32,6 +41,8 @@ std::string Verifier::device_kind() const {
 }
 
 void Verifier::check_request(const VerifyRequest& request) const {
+  check_utf8("task", request.task);
+  check_utf8("candidate", request.candidate);
   if (request.options.device != device_kind()) {
     throw RequestError("options.device is \"" + request.options.device +
                        "\" but this verifier runs " + device_kind() + " workers");

@@ -23,7 +23,8 @@ class Verifier {
 
   // The device kind the pool's workers run on ("cpu" or "cuda"): the default for requests.
   std::string device_kind() const;
-  // Throws RequestError when this verifier cannot serve the request (another device kind).
+  // Throws RequestError when this verifier cannot serve the request (another device kind, a
+  // source that is not UTF-8).
   void check_request(const VerifyRequest& request) const;
 
   nlohmann::json verify(const VerifyRequest& request);

@@ -56,8 +56,62 @@ TEST(VerifyRequest, SeedAndCompileAreKeptOnlyWhenGiven) {
       {{"task", "T"}, {"candidate", "C"}, {"options", {{"seed", 7}, {"compile", false}}}}, "cpu");
   EXPECT_EQ(options_to_json(r.options).dump(),
             R"({"compile":false,"device":"cpu","eval_mode":false,"seed":7,"strict":false})");
-  EXPECT_EQ(parse_error({{"task", "T"}, {"candidate", "C"}, {"options", {{"seed", 1.5}}}}),
-            "items[2]: options.seed: expected an integer");
+  const char* seed_error = "items[2]: options.seed: expected an integer in 0..2147483647";
+  for (json seed : {json(1.5), json(-1), json(kMaxSeed + 1), json(INT64_MAX), json(INT64_MIN),
+                    json(UINT64_MAX), json("7")}) {
+    EXPECT_EQ(parse_error({{"task", "T"}, {"candidate", "C"}, {"options", {{"seed", seed}}}}),
+              seed_error)
+        << seed;
+  }
+  r = parse_verify_request({{"task", "T"}, {"candidate", "C"}, {"options", {{"seed", kMaxSeed}}}},
+                           "cpu");
+  EXPECT_EQ(r.options.seed, kMaxSeed);
+}
+
+// 100k levels of nesting overflowed the stack in nlohmann's recursive copy: the depth is
+// counted on the text, without recursion, and a deep body is refused before it is parsed.
+TEST(RequestJson, DepthIsBoundedBeforeParsing) {
+  EXPECT_EQ(json_depth(R"({"a": [1, {"b": []}], "c": "[[[{{{"})"), 4);
+  EXPECT_EQ(json_depth(R"(["\"[[["])"), 1);  // an escaped quote does not end the string
+  EXPECT_EQ(json_depth("3"), 0);
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_EQ(json_depth(deep), 100000);
+  std::string body = R"({"task": "T", "candidate": "C", "options": )" + deep + "}";
+  try {
+    parse_request_json(body);
+    ADD_FAILURE() << "a body nested 100k deep was accepted";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(std::string(e.what()), "the request body nests deeper than 64 levels");
+  }
+  std::string at_limit = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_request_json(at_limit).is_array());
+  EXPECT_THROW(parse_request_json("{not json"), RequestError);
+}
+
+TEST(Utf8, InvalidBytesAreFoundAndReplaced) {
+  EXPECT_EQ(find_invalid_utf8("plain ascii"), std::string::npos);
+  EXPECT_EQ(find_invalid_utf8("\xC3\xA9t\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            std::string::npos);
+  EXPECT_EQ(find_invalid_utf8("ab\xFF"
+                              "cd"),
+            2u);
+  EXPECT_EQ(find_invalid_utf8("\xC0\xAF"), 0u);          // overlong '/'
+  EXPECT_EQ(find_invalid_utf8("x\xED\xA0\x80"), 1u);     // a UTF-16 surrogate
+  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(find_invalid_utf8("ok\xE2\x82"), 2u);        // cut short at the end
+  EXPECT_EQ(valid_utf8("a\xFF\xC3(b\xC3\xA9"), "a\xEF\xBF\xBD\xEF\xBF\xBD(b\xC3\xA9");
+  EXPECT_EQ(valid_utf8("fine"), "fine");
+}
+
+// A worker's log may hold any bytes; nlohmann's dump() throws on them, which turned a crash
+// verdict into HTTP 500. dump_json writes U+FFFD instead.
+TEST(Utf8, DumpJsonNeverThrowsOnBadBytes) {
+  json verdict = make_failure_verdict("load", "worker crashed", "worker_crashed");
+  verdict["worker_log"] = std::string("log \xFF\xFE end");
+  EXPECT_THROW(verdict.dump(), json::type_error);
+  std::string text = dump_json(verdict);
+  EXPECT_EQ(find_invalid_utf8(text), std::string::npos);
+  EXPECT_EQ(json::parse(text)["worker_log"], "log \xEF\xBF\xBD\xEF\xBF\xBD end");
 }
 
 TEST(Verdict, StageBeforeAndFailureVerdict) {

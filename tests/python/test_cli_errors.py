@@ -1,14 +1,18 @@
 """Bad input to the drtriton command, as data: tests/cli/errors.test lists each command
 line with its exit code and the exact first line of its error. Every case must also leave
-no output file behind."""
+no output file behind. The cases that need files made on the spot (a folder as the output,
+bytes that are not UTF-8) or the fake worker (tests/eval/fake_worker.py) follow in Python."""
+import json
 import os
 import subprocess
+import sys
 
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DATA = "tests/cli/data"
 BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
+FAKE_WORKER = f"{sys.executable} {os.path.join(ROOT, 'tests', 'eval', 'fake_worker.py')}"
 
 
 def load_cases():
@@ -44,3 +48,57 @@ def test_bad_input_gives_one_line_and_no_output(command, code, message, tmp_path
     assert first == message.replace("DATA", DATA)
     assert not out.exists(), "a failed command left an output file"
     assert [p.name for p in tmp_path.iterdir()] == [], "a failed command left a temporary file"
+
+
+def run(*args):
+    if not os.path.exists(BIN):
+        pytest.skip(f"{BIN} is not built (run make build)")
+    return subprocess.run([BIN, *map(str, args)], cwd=ROOT, capture_output=True, timeout=120)
+
+
+def first_line(run_result):
+    return run_result.stderr.decode().splitlines()[0]
+
+
+@pytest.mark.parametrize("command", [["emit", "examples/conv_relu_scale.ir", "-o"],
+                                     ["synth", "--count", "3", "--out"]])
+def test_an_output_path_that_is_a_folder_is_refused_and_nothing_is_left(command, tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    result = run(*command, folder)
+    assert result.returncode == 2, result.stderr
+    assert first_line(result) == f"{folder}: is a directory; the output must be a file path"
+    assert list(tmp_path.iterdir()) == [folder] and list(folder.iterdir()) == []
+
+
+def verify(tmp_path, candidate, *extra, task=b"class Model: pass\n"):
+    (tmp_path / "task.py").write_bytes(task)
+    (tmp_path / "candidate.py").write_bytes(candidate)
+    return run("verify", tmp_path / "task.py", tmp_path / "candidate.py", "--device", "cpu",
+               "--worker-command", FAKE_WORKER, *extra)
+
+
+def test_verify_refuses_a_source_that_is_not_utf8(tmp_path):
+    result = verify(tmp_path, b"# FAKE:pass\n\xff\xfe\n")
+    assert result.returncode == 2, result.stderr
+    assert first_line(result) == f"{tmp_path / 'candidate.py'}: not UTF-8 text (byte offset 12)"
+    result = verify(tmp_path, b"# FAKE:pass\n", task=b"class Model: pass  # \xc3\x28\n")
+    assert result.returncode == 2
+    assert first_line(result) == f"{tmp_path / 'task.py'}: not UTF-8 text (byte offset 21)"
+
+
+def test_verify_survives_a_worker_log_that_is_not_utf8(tmp_path):
+    result = verify(tmp_path, b"# FAKE:crash_bad_log\n", "--json")
+    assert result.returncode == 1, result.stderr  # rejected, not aborted (134)
+    verdict = json.loads(result.stdout.decode("utf-8"))  # strict: no bad bytes
+    assert "\ufffd" in verdict["worker_log"]
+    result = verify(tmp_path, b"# FAKE:crash_bad_log\n")
+    assert result.returncode == 1 and "\ufffd" in result.stdout.decode("utf-8")
+
+
+def test_verify_blames_a_broken_task_with_exit_2(tmp_path):
+    result = verify(tmp_path, b"# FAKE:task_error\n")
+    assert result.returncode == 2, result.stderr
+    # (after any warning the worker pool printed while starting)
+    assert (f"{tmp_path / 'task.py'}: the task is at fault, not the candidate: task: no Model"
+            in result.stderr.decode().splitlines())
