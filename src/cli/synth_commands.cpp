@@ -1,7 +1,10 @@
-// drtriton synth and synth-stats: datasets of synthetic programs and what is in them.
+// drtriton synth and synth-stats: datasets of synthetic programs and what is in them
+// (one or several datasets, side by side).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,7 +17,9 @@
 
 #include "cli/commands.h"
 #include "cli/io.h"
+#include "ir/text.h"
 #include "synth/dataset.h"
+#include "synth/degenerate.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -90,6 +95,7 @@ SizePreset size_preset_or_error(const std::string& name) {
 struct SynthArgs {
   int count = 100;
   std::string difficulty = "1:5", out, ops, exclude, size, emit_dir, suite;
+  std::string dist = "real", dist_file;
   uint64_t seed = 1;
   int cover = 0, jobs = 0;
   bool count_structures = false;
@@ -109,11 +115,21 @@ void run_synth(const SynthArgs& a) {
   for (Op op : excluded) vocab.erase(std::remove(vocab.begin(), vocab.end(), op), vocab.end());
   if (vocab.empty()) throw CliError("--ops/--exclude leave no operator to sample");
   o.ops = vocab;
+  if (a.dist == "real") {
+    o.dist = Distribution::Real;
+    o.real_table = std::make_shared<RealTable>(
+        load_real_table(a.dist_file.empty() ? default_real_table_path() : a.dist_file));
+  } else if (a.dist != "uniform") {
+    throw CliError("--dist: expected uniform or real, got '" + a.dist + "'");
+  } else if (!a.dist_file.empty()) {
+    throw CliError("--dist-file: only --dist real reads a table");
+  }
   if (!a.suite.empty()) {
-    // The fixed evaluation suites: 100 programs at each of difficulties 1, 2, 5 and 20.
+    // The fixed evaluation suites: --count programs (default 100) at each of difficulties
+    // 1, 2, 5 and 20.
     std::vector<ProgramRecord> all;
     for (int k : {1, 2, 5, 20}) {
-      o.count = 100;
+      o.count = a.count;
       o.difficulty_lo = o.difficulty_hi = k;
       o.seed = kSuiteSeed + static_cast<uint64_t>(k);
       Progress progress{o.count};
@@ -144,6 +160,7 @@ void run_synth(const SynthArgs& a) {
   if (a.seed >= kSuiteSeed && a.seed < kSuiteSeed + 100) {
     throw CliError("--seed " + std::to_string(a.seed) + " is reserved for the evaluation suites");
   }
+  check_output_path(a.out);  // before minutes of generating, not after
   o.count = a.count;
   o.seed = a.seed;
   o.cover = a.cover;
@@ -157,6 +174,7 @@ void run_synth(const SynthArgs& a) {
   std::fprintf(stderr, "wrote %zu programs to %s in %.2f s (%.0f programs/s, %d jobs)\n",
                records.size(), a.out.c_str(), s, records.size() / std::max(s, 1e-9), o.jobs);
   // Uniformity holds over structures whose shapes fit the preset; say how many did not.
+  if (o.dist != Distribution::Uniform) return;
   int redraws = 0;
   for (const ProgramRecord& r : records) redraws += r.redraws;
   std::fprintf(
@@ -165,68 +183,177 @@ void run_synth(const SynthArgs& a) {
       redraws, 100.0 * redraws / std::max<size_t>(1, records.size() + redraws));
 }
 
-void run_stats(const std::string& path, const std::string& plots_dir) {
-  std::ifstream in(path);
-  if (!fs::exists(path)) throw CliError(path + ": no such file");
+// What synth-stats counts of one dataset. Anchor and layout shares count programs that
+// contain any op of the category; the output size is the returned value's element count.
+struct DatasetStats {
+  std::string path;
+  int n = 0, with_anchor = 0, with_layout = 0, degenerate = 0;
   std::map<std::string, int> programs_with, occurrences;
-  std::map<int, int> difficulty;
+  std::map<int, int> difficulty, length, output_log2;
   std::map<std::pair<std::string, std::string>, int> pairs;
-  int n = 0, line_no = 0;
+  std::vector<int> lengths;
+  std::vector<int64_t> outputs;
+  std::vector<std::string> degenerate_examples;
+};
+
+DatasetStats read_stats(const std::string& path) {
+  if (!fs::exists(path)) throw CliError(path + ": no such file");
+  std::ifstream in(path);
+  DatasetStats d;
+  d.path = path;
+  int line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (line.empty()) continue;
     json r = json::parse(line, nullptr, false);
     if (r.is_discarded() || !r.contains("ops") || !r["ops"].is_array() ||
-        !r.contains("difficulty")) {
+        !r.contains("difficulty") || !r.contains("ir") || !r["ir"].is_string()) {
       throw CliError(path + ":" + std::to_string(line_no) +
-                     ": not a synth record (needs \"ops\" and \"difficulty\")");
+                     ": not a synth record (needs \"ops\", \"difficulty\" and \"ir\")");
     }
-    ++n;
-    ++difficulty[r["difficulty"].get<int>()];
+    ++d.n;
+    ++d.difficulty[r["difficulty"].get<int>()];
     std::set<std::string> seen;
+    bool anchor = false, layout = false;
     for (const json& op : r["ops"]) {
-      ++occurrences[op.get<std::string>()];
-      seen.insert(op.get<std::string>());
+      std::string name = op.get<std::string>();
+      ++d.occurrences[name];
+      seen.insert(name);
+      if (const OpSchema* s = find_op(name)) {
+        anchor |= s->category == Category::Anchor;
+        layout |= s->category == Category::Layout;
+      }
     }
+    d.with_anchor += anchor;
+    d.with_layout += layout;
+    int len = static_cast<int>(r["ops"].size());
+    ++d.length[len];
+    d.lengths.push_back(len);
     for (const std::string& a : seen) {
-      ++programs_with[a];
+      ++d.programs_with[a];
       for (const std::string& b : seen)
-        if (a < b) ++pairs[{a, b}];
+        if (a < b) ++d.pairs[{a, b}];
+    }
+    Graph g;
+    try {
+      g = parse_graph(r["ir"].get<std::string>(), path + ":" + std::to_string(line_no));
+    } catch (const IrError& e) {
+      throw CliError(e.what());
+    }
+    int64_t out = g.value(g.outputs().at(0)).type.numel();
+    d.outputs.push_back(out);
+    ++d.output_log2[static_cast<int>(
+        std::floor(std::log2(static_cast<double>(std::max<int64_t>(out, 1)))))];
+    std::string why = find_degenerate(g);
+    if (!why.empty()) {
+      ++d.degenerate;
+      if (d.degenerate_examples.size() < 5)
+        d.degenerate_examples.push_back(r.value("id", "line " + std::to_string(line_no)) + ": " +
+                                        why);
     }
   }
-  std::printf("%d programs in %s\n\ncoverage (every operator of the table):\n", n, path.c_str());
-  std::printf("  %-22s %9s %9s\n", "operator", "programs", "uses");
-  int missing = 0;
+  return d;
+}
+
+template <typename T>
+T median(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+json stats_json(const DatasetStats& d) {
+  json j = {{"source", d.path},
+            {"programs", d.n},
+            {"with_anchor", d.with_anchor},
+            {"with_layout", d.with_layout},
+            {"degenerate", d.degenerate},
+            {"programs_with", d.programs_with},
+            {"occurrences", d.occurrences},
+            {"difficulty", json::object()},
+            {"length", json::object()},
+            {"output_log2", json::object()},
+            {"pairs", json::array()}};
+  for (auto& [k, c] : d.difficulty) j["difficulty"][std::to_string(k)] = c;
+  for (auto& [k, c] : d.length) j["length"][std::to_string(k)] = c;
+  for (auto& [k, c] : d.output_log2) j["output_log2"][std::to_string(k)] = c;
+  for (auto& [p, c] : d.pairs) j["pairs"].push_back({p.first, p.second, c});
+  return j;
+}
+
+// One column per dataset, so that two distributions read side by side.
+void run_stats(const std::vector<std::string>& paths, const std::string& plots_dir) {
+  std::vector<DatasetStats> all;
+  for (const std::string& p : paths) all.push_back(read_stats(p));
+  auto row = [&](const char* label, auto&& cell) {
+    std::printf("  %-26s", label);
+    for (const DatasetStats& d : all) std::printf(" %14s", cell(d).c_str());
+    std::printf("\n");
+  };
+  auto pct = [](int part, int n) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%", 100.0 * part / std::max(n, 1));
+    return std::string(b);
+  };
+  for (size_t i = 0; i < all.size(); ++i)
+    std::printf("[%zu] %d programs in %s\n", i + 1, all[i].n, all[i].path.c_str());
+  std::printf("\nsummary:\n  %-26s", "");
+  for (size_t i = 0; i < all.size(); ++i)
+    std::printf(" %14s", ("[" + std::to_string(i + 1) + "]").c_str());
+  std::printf("\n");
+  row("anchor share", [&](const DatasetStats& d) { return pct(d.with_anchor, d.n); });
+  row("layout-op share", [&](const DatasetStats& d) { return pct(d.with_layout, d.n); });
+  row("degenerate programs", [&](const DatasetStats& d) { return std::to_string(d.degenerate); });
+  row("ops per program (median)",
+      [&](const DatasetStats& d) { return std::to_string(median(d.lengths)); });
+  row("output elements (median)",
+      [&](const DatasetStats& d) { return std::to_string(median(d.outputs)); });
+  row("outputs under 2048 elems", [&](const DatasetStats& d) {
+    return pct(static_cast<int>(std::count_if(d.outputs.begin(), d.outputs.end(),
+                                              [](int64_t e) { return e < 2048; })),
+               d.n);
+  });
+  for (const DatasetStats& d : all)
+    for (const std::string& e : d.degenerate_examples)
+      std::printf("  degenerate in %s: %s\n", d.path.c_str(), e.c_str());
+
+  std::printf("\ncoverage (programs containing each operator of the table):\n  %-26s", "operator");
+  for (size_t i = 0; i < all.size(); ++i)
+    std::printf(" %14s", ("[" + std::to_string(i + 1) + "]").c_str());
+  std::printf("\n");
+  std::vector<int> missing(all.size(), 0);
   for (const OpSchema& s : all_op_schemas()) {
-    int p = programs_with.count(s.name) ? programs_with[s.name] : 0;
-    missing += p == 0;
-    std::printf("  %-22s %9d %9d\n", s.name.c_str(), p,
-                occurrences.count(s.name) ? occurrences[s.name] : 0);
+    std::printf("  %-26s", s.name.c_str());
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto it = all[i].programs_with.find(s.name);
+      int p = it == all[i].programs_with.end() ? 0 : it->second;
+      missing[i] += p == 0;
+      std::printf(" %14d", p);
+    }
+    std::printf("\n");
   }
-  std::printf("  %d of %zu operators appear\n\ndifficulty histogram:\n",
-              static_cast<int>(all_op_schemas().size()) - missing, all_op_schemas().size());
-  int most = 1;
-  for (auto& [k, c] : difficulty) most = std::max(most, c);
-  for (auto& [k, c] : difficulty)
-    std::printf("  %3d %7d %s\n", k, c, std::string(40 * c / most, '#').c_str());
-  std::vector<std::pair<int, std::pair<std::string, std::string>>> top;
-  for (auto& [p, c] : pairs) top.push_back({c, p});
-  std::sort(top.rbegin(), top.rend());
-  std::printf("\nmost frequent operator pairs (programs containing both):\n");
-  for (size_t i = 0; i < std::min<size_t>(15, top.size()); ++i) {
-    std::printf("  %-22s %-22s %7d\n", top[i].second.first.c_str(), top[i].second.second.c_str(),
-                top[i].first);
+  for (size_t i = 0; i < all.size(); ++i)
+    std::printf("  [%zu] %d of %zu operators appear\n", i + 1,
+                static_cast<int>(all_op_schemas().size()) - missing[i], all_op_schemas().size());
+
+  for (const DatasetStats& d : all) {
+    std::printf("\ndifficulty histogram of %s:\n", d.path.c_str());
+    int most = 1;
+    for (auto& [k, c] : d.difficulty) most = std::max(most, c);
+    for (auto& [k, c] : d.difficulty)
+      std::printf("  %3d %7d %s\n", k, c, std::string(40 * c / most, '#').c_str());
+    std::vector<std::pair<int, std::pair<std::string, std::string>>> top;
+    for (auto& [p, c] : d.pairs) top.push_back({c, p});
+    std::sort(top.rbegin(), top.rend());
+    std::printf("most frequent operator pairs (programs containing both):\n");
+    for (size_t i = 0; i < std::min<size_t>(10, top.size()); ++i) {
+      std::printf("  %-22s %-22s %7d\n", top[i].second.first.c_str(), top[i].second.second.c_str(),
+                  top[i].first);
+    }
   }
   // The plots are drawn by matplotlib from these numbers.
-  json stats = {{"source", path},
-                {"programs", n},
-                {"programs_with", programs_with},
-                {"occurrences", occurrences},
-                {"difficulty", json::object()},
-                {"pairs", json::array()}};
-  for (auto& [k, c] : difficulty) stats["difficulty"][std::to_string(k)] = c;
-  for (auto& [p, c] : pairs) stats["pairs"].push_back({p.first, p.second, c});
-  stats["ops"] = json::array();
+  json stats = {{"datasets", json::array()}, {"ops", json::array()}};
+  for (const DatasetStats& d : all) stats["datasets"].push_back(stats_json(d));
   for (const OpSchema& s : all_op_schemas()) stats["ops"].push_back(s.name);
   fs::create_directories(plots_dir);
   fs::path stats_path = fs::path(plots_dir) / "stats.json";
@@ -244,7 +371,13 @@ void add_synth_commands(CLI::App& app) {
   auto a = std::make_shared<SynthArgs>();
   auto* synth =
       app.add_subcommand("synth", "Write a dataset of random, valid, checkable programs (CSP-DAG)");
-  synth->add_option("--count", a->count, "Number of programs")->check(CLI::NonNegativeNumber);
+  synth->add_option("--count", a->count, "Number of programs (with --suite: per difficulty)")
+      ->check(CLI::NonNegativeNumber);
+  synth->add_option("--dist", a->dist,
+                    "Distribution: real (built around anchors like real blocks; the default) or "
+                    "uniform (every valid structure equally likely)");
+  synth->add_option("--dist-file", a->dist_file,
+                    "The --dist real table to use (default: src/synth/real_dist.json)");
   synth->add_option("--difficulty", a->difficulty,
                     "Compute operators per program: K or A:B (uniform in A..B)");
   synth->add_option("--seed", a->seed, "Dataset seed; each program derives its own");
@@ -274,14 +407,17 @@ void add_synth_commands(CLI::App& app) {
     }
   });
 
-  auto stats_in = std::make_shared<std::pair<std::string, std::string>>();
+  auto stats_in = std::make_shared<std::pair<std::vector<std::string>, std::string>>();
   auto* stats = app.add_subcommand(
-      "synth-stats", "Coverage, difficulty and co-occurrence of a dataset, with plots");
-  stats->add_option("data", stats_in->first, "A JSONL file that drtriton synth wrote")->required();
-  stats->add_option("--plots", stats_in->second, "Folder for the PNG plots (default: DATA_plots)");
+      "synth-stats",
+      "Anchor and layout-op shares, degenerate programs, program length, output size, coverage, "
+      "difficulty and co-occurrence of one or more datasets, side by side, with plots");
+  stats->add_option("data", stats_in->first, "JSONL files that drtriton synth wrote")->required();
+  stats->add_option("--plots", stats_in->second,
+                    "Folder for the PNG plots (default: DATA_plots, after the first file)");
   stats->callback([stats_in] {
     std::string dir = stats_in->second.empty()
-                          ? fs::path(stats_in->first).replace_extension("").string() + "_plots"
+                          ? fs::path(stats_in->first[0]).replace_extension("").string() + "_plots"
                           : stats_in->second;
     run_stats(stats_in->first, dir);
   });

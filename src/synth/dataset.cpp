@@ -9,13 +9,15 @@
 
 #include "ir/pytorch_emit.h"
 #include "ir/text.h"
+#include "synth/real_program.h"
 
 namespace drtriton {
 
 nlohmann::json ProgramRecord::to_json() const {
   return {{"id", id},           {"seed", seed},           {"difficulty", difficulty},
           {"ops", ops},         {"structure", structure}, {"ir", ir},
-          {"pytorch", pytorch}, {"flops", flops},         {"bytes", bytes}};
+          {"pytorch", pytorch}, {"flops", flops},         {"bytes", bytes},
+          {"dist", dist}};
 }
 
 std::vector<Op> default_vocabulary() {
@@ -44,33 +46,64 @@ struct Plan {
   std::optional<Op> target;  // coverage: the structure must use this op
 };
 
+ProgramRecord record_of(int index, const Plan& plan, int difficulty, const Graph& g,
+                        std::string structure, const char* dist, int redraws) {
+  ProgramRecord r;
+  char id[32];
+  std::snprintf(id, sizeof id, "p%06d", index);
+  r.id = id;
+  r.seed = plan.seed;
+  r.difficulty = difficulty;
+  for (const Node& n : g.nodes()) r.ops.push_back(n.schema().name);
+  r.structure = std::move(structure);
+  r.ir = print_graph(g);
+  r.pytorch = emit_pytorch(g);
+  r.flops = g.flops();
+  r.bytes = g.bytes();
+  r.dist = dist;
+  r.redraws = redraws;
+  return r;
+}
+
 // A graph for one planned program; a structure whose shapes cannot be solved within
-// budget is replaced by another draw from the same space.
+// budget (or only degenerately) is replaced by another draw from the same space.
 ProgramRecord make_program(int index, const Plan& plan, const StructureSpace& space,
                            const SizePreset& sizes) {
   std::mt19937_64 rng(plan.seed);
   for (int attempt = 0; attempt < 200; ++attempt) {
     std::vector<Step> steps = space.sample(rng);
     std::optional<Graph> g = build_program(steps, sizes, rng);
-    if (!g) continue;
-    ProgramRecord r;
-    char id[32];
-    std::snprintf(id, sizeof id, "p%06d", index);
-    r.id = id;
-    r.seed = plan.seed;
-    r.difficulty = plan.difficulty;
-    for (const Node& n : g->nodes()) r.ops.push_back(n.schema().name);
-    r.structure = structure_text(steps);
-    r.ir = print_graph(*g);
-    r.pytorch = emit_pytorch(*g);
-    r.flops = g->flops();
-    r.bytes = g->bytes();
-    r.redraws = attempt;
-    return r;
+    if (g)
+      return record_of(index, plan, plan.difficulty, *g, structure_text(steps), "uniform", attempt);
   }
   throw std::runtime_error(
       "no program of difficulty " + std::to_string(plan.difficulty) +
       " fits the size budget; raise --max-flops/--max-bytes or choose a larger --size");
+}
+
+// A --dist real program; for coverage, where the target cannot appear at the planned
+// difficulty, the next one in the range (cyclically) where it can.
+ProgramRecord make_real_program(int index, const Plan& plan, const RealTable& table,
+                                const SynthOptions& o, const std::vector<Op>& vocab) {
+  std::mt19937_64 rng(plan.seed);
+  const int span = o.difficulty_hi - o.difficulty_lo + 1;
+  for (int step = 0; step < (plan.target ? span : 1); ++step) {
+    int k = o.difficulty_lo + (plan.difficulty - o.difficulty_lo + step) % span;
+    for (int round = 0; round < 4; ++round) {
+      std::optional<RealProgram> p = build_real_program(table, k, o.sizes, rng, plan.target, vocab);
+      if (p) return record_of(index, plan, k, p->graph, "real: " + p->template_name, "real", round);
+    }
+  }
+  std::string range = std::to_string(o.difficulty_lo) + ":" + std::to_string(o.difficulty_hi);
+  if (plan.target) {
+    throw std::invalid_argument("operator " + op_schema(*plan.target).name +
+                                " cannot appear in a --dist real program of difficulty " + range +
+                                " with this vocabulary and table (" + table.source + ")");
+  }
+  throw std::invalid_argument("no --dist real program of difficulty " +
+                              std::to_string(plan.difficulty) +
+                              " fits the size budget with this vocabulary and table (" +
+                              table.source + "); try --dist uniform or a larger --size");
 }
 
 }  // namespace
@@ -90,9 +123,14 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
                                 std::to_string(vocab.size()) + " operators; --count is " +
                                 std::to_string(o.count));
   }
-  // The unconstrained spaces, one per difficulty, shared read-only by the threads.
+  // The unconstrained spaces, one per difficulty, shared read-only by the threads; the real
+  // distribution's table instead.
+  const bool real = o.dist == Distribution::Real;
+  std::shared_ptr<const RealTable> table = o.real_table;
+  if (real && !table)
+    table = std::make_shared<RealTable>(load_real_table(default_real_table_path()));
   std::map<int, std::unique_ptr<StructureSpace>> spaces;
-  for (int k = o.difficulty_lo; k <= o.difficulty_hi; ++k) {
+  for (int k = o.difficulty_lo; k <= o.difficulty_hi && !real; ++k) {
     spaces[k] = std::make_unique<StructureSpace>(SpaceOptions{vocab, k, std::nullopt});
   }
   // Plan every program from its own seed; the first cover * |vocab| programs each must
@@ -123,6 +161,11 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
   std::atomic<int> done{0};
   std::mutex error_mutex, progress_mutex;
   std::string error;
+  auto report = [&](int n) {
+    if (!progress) return;
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    progress(n);
+  };
   auto worker = [&] {
     for (size_t g; (g = next_group++) < work.size();) {
       const auto& [target, members] = work[g];
@@ -130,6 +173,11 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
         std::map<int, std::unique_ptr<StructureSpace>> own;  // this target's spaces
         for (int i : members) {
           Plan plan = plans[i];
+          if (real) {
+            records[i] = make_real_program(i, plan, *table, o, o.ops);
+            report(++done);
+            continue;
+          }
           const StructureSpace* space = spaces.at(plan.difficulty).get();
           if (target >= 0) {
             // Where the op cannot appear at the planned difficulty, the next one in the
@@ -154,11 +202,7 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
             }
           }
           records[i] = make_program(i, plan, *space, o.sizes);
-          int n = ++done;
-          if (progress) {
-            std::lock_guard<std::mutex> lock(progress_mutex);
-            progress(n);
-          }
+          report(++done);
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(error_mutex);

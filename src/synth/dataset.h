@@ -7,15 +7,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "synth/program.h"
+#include "synth/real_table.h"
 
 namespace drtriton {
 
+// uniform: every valid structure equally likely (exact counting, DESIGN.md section 4);
+// real: programs built around anchors as real blocks are (real_program.h), the default
+// for training data.
+enum class Distribution { Uniform, Real };
+
 struct SynthOptions {
+  Distribution dist = Distribution::Uniform;
+  std::shared_ptr<const RealTable> real_table;  // for Real; nullptr: the shipped table
   int count = 100;
   int difficulty_lo = 1, difficulty_hi = 1;  // each program's difficulty: uniform in range
   uint64_t seed = 1;
@@ -33,7 +42,8 @@ struct ProgramRecord {
   std::string structure, ir, pytorch;
   double flops = 0;
   int64_t bytes = 0;
-  int redraws = 0;  // structures drawn before this one whose shapes could not be solved
+  std::string dist;  // "uniform" or "real"
+  int redraws = 0;   // draws before this one that failed (no shapes in budget, degenerate)
   nlohmann::json to_json() const;
 };
 

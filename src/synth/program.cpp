@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "synth/degenerate.h"
+
 namespace drtriton {
 
 SizePreset size_preset(const std::string& name) {
@@ -48,9 +50,9 @@ Ints divisors(int64_t n) {
   return d;
 }
 
-// The sampling range of a float attribute (validity is the op table's; this is what
-// programs people write look like).
-double sample_float(Rng& rng, Op op, const std::string& name) {
+}  // namespace
+
+double sample_float_attr(std::mt19937_64& rng, Op op, const std::string& name) {
   if (name == "negative_slope") return uniform_float(rng, 0.01, 0.3);
   if (name == "alpha" || name == "beta") return uniform_float(rng, 0.5, 2.0);
   if (name == "min_val") return uniform_float(rng, -3.0, -0.5);
@@ -71,6 +73,8 @@ double sample_float(Rng& rng, Op op, const std::string& name) {
   throw std::logic_error("internal: no sampling range for float attribute '" + name + "'");
 }
 
+namespace {
+
 // A random factorization of n into `rank` dims (prime factors dealt out uniformly).
 Ints factorize(Rng& rng, int64_t n, int rank) {
   Ints dims(rank, 1);
@@ -86,6 +90,8 @@ Ints factorize(Rng& rng, int64_t n, int rank) {
   }
   return dims;
 }
+
+}  // namespace
 
 const char* module_prefix(Op op) {
   switch (op_schema(op).category) {
@@ -104,6 +110,8 @@ const char* module_prefix(Op op) {
     default: return "layer";
   }
 }
+
+namespace {
 
 class Builder {
  public:
@@ -236,7 +244,7 @@ class Builder {
     for (const AttrSpec& a : s.attrs) {
       if (attrs.count(a.name)) continue;
       if (a.type == AttrType::Float) {
-        attrs[a.name] = sample_float(rng_, s.op, a.name);
+        attrs[a.name] = sample_float_attr(rng_, s.op, a.name);
       } else if (a.type == AttrType::Bool) {
         attrs[a.name] = coin(rng_);
       } else if (a.type == AttrType::Str && !a.choices.empty()) {
@@ -413,7 +421,8 @@ std::optional<Graph> build_program(const std::vector<Step>& steps, const SizePre
   for (int i = 0; i < attempts; ++i) {
     try {
       Graph g = Builder(sizes, rng).run(steps);
-      if (g.flops() <= sizes.max_flops && static_cast<double>(g.bytes()) <= sizes.max_bytes)
+      if (g.flops() <= sizes.max_flops && static_cast<double>(g.bytes()) <= sizes.max_bytes &&
+          find_degenerate(g).empty())
         return g;
     } catch (const IrError&) {
       // A choice the ranges above did not rule out (a rare shape corner): choose again.

@@ -27,7 +27,15 @@ struct SizePreset {
 // H100-class GPU. Throws std::invalid_argument for another name.
 SizePreset size_preset(const std::string& name);
 
-// A graph for the structure, or nothing when no choice within `attempts` fits the budget.
+// The sampling range of a float attribute (validity is the op table's; this is what
+// programs people write look like).
+double sample_float_attr(std::mt19937_64& rng, Op op, const std::string& name);
+
+// The base of a module's attribute name: "fc" for a Linear, "conv", "bn", ...
+const char* module_prefix(Op op);
+
+// A graph for the structure, or nothing when no choice within `attempts` fits the budget
+// without being degenerate (degenerate.h).
 std::optional<Graph> build_program(const std::vector<Step>& steps, const SizePreset& sizes,
                                    std::mt19937_64& rng, int attempts = 32);
 

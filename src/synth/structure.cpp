@@ -17,8 +17,6 @@ std::string_view fresh_name(Fresh f) {
   return "";
 }
 
-namespace {}  // namespace
-
 Wiring wiring_of(const OpSchema& s) {
   switch (s.op) {
     case Op::Where: return Wiring::Where;
@@ -29,8 +27,6 @@ Wiring wiring_of(const OpSchema& s) {
     default: return s.arity == 2 ? Wiring::Binary : Wiring::Unary;
   }
 }
-
-namespace {
 
 bool satisfies(ValueDomain have, Domain need) {
   switch (need) {
@@ -51,6 +47,17 @@ ValueDomain output_domain(const OpSchema& s, ValueDomain a, ValueDomain b) {
   }
   return ValueDomain::Real;
 }
+
+bool output_bounded(const OpSchema& s, bool inputs_bounded) {
+  switch (s.magnitude) {
+    case Magnitude::Bounded: return true;
+    case Magnitude::SameAsInputs: return inputs_bounded;
+    case Magnitude::Unbounded: return false;
+  }
+  return false;
+}
+
+namespace {
 
 // A fresh operand holds real values unless its position demands a domain.
 ValueDomain fresh_domain(const OpSchema& s, int position) {
@@ -95,15 +102,6 @@ DType output_dtype(Op op) {
     case Op::Argmin: return DType::I64;
     default: return DType::F32;
   }
-}
-
-bool output_bounded(const OpSchema& s, bool inputs_bounded) {
-  switch (s.magnitude) {
-    case Magnitude::Bounded: return true;
-    case Magnitude::SameAsInputs: return inputs_bounded;
-    case Magnitude::Unbounded: return false;
-  }
-  return false;
 }
 
 bool rank_ok(const OpSchema& s, int rank) {
@@ -286,7 +284,8 @@ void StructureSpace::expand(int id, std::vector<Transition>& out, Resolve&& reso
           AbstractValue w = out;
           w.unit_dim = s.window[x].unit_dim;
           for (int y = 0; y < n; ++y) {
-            if (!is_float(y) || s.window[y].shape_class != va.shape_class) continue;
+            // where(c, x, x) ignores its condition: no binary op over one value.
+            if (y == x || !is_float(y) || s.window[y].shape_class != va.shape_class) continue;
             step.operands[2] = static_cast<int8_t>(y);
             step.fresh = Fresh::None;
             w.domain = std::min(s.window[x].domain, s.window[y].domain);
@@ -330,7 +329,8 @@ void StructureSpace::expand(int id, std::vector<Transition>& out, Resolve&& reso
         case Wiring::Binary: {
           for (int b = 0; b < n; ++b) {
             const AbstractValue& vb = s.window[b];
-            if (!is_float(b) || vb.shape_class != va.shape_class) continue;
+            // No binary op over one value (x - x, torch.maximum(x, x)): see degenerate.h.
+            if (b == a || !is_float(b) || vb.shape_class != va.shape_class) continue;
             if (schema.domain != Domain::Any && schema.domain_input == 1 &&
                 !satisfies(vb.domain, schema.domain)) {
               continue;

@@ -8,7 +8,8 @@
 // value but the last must be used before it leaves the window, so programs have no dead
 // code. The first input's rank is part of the structure. A structure of difficulty K has
 // exactly K compute steps, and layout steps (reshape, permute, cat, ...), which the
-// difficulty does not count, anywhere but right after another layout step.
+// difficulty does not count, anywhere but right after another layout step. A binary op
+// never takes one value twice (x - x; see degenerate.h).
 //
 // The abstract state after a prefix of steps (the window's values: rank, dtype, what
 // domain they are known to hold, whether they have a size-1 dim, which have equal shapes,
@@ -162,6 +163,13 @@ class StructureSpace {
   std::vector<BigCount> counts_;
   std::vector<bool> counted_;
 };
+
+// The op table's facts as the sampler uses them: whether a value of domain `have` may
+// feed an input that needs `need`; the domain of an op's output from its operands'
+// (b: the second operand's, or a's again); whether its output stays of modest magnitude.
+bool satisfies(ValueDomain have, Domain need);
+ValueDomain output_domain(const OpSchema& s, ValueDomain a, ValueDomain b);
+bool output_bounded(const OpSchema& s, bool inputs_bounded);
 
 // Whether a structure's first step makes its input positive: exactly when the step reads
 // the input where the op demands a domain (log of the input, a division by it).
