@@ -23,6 +23,8 @@ def main():
     parser.add_argument("--difficulty", default="4:10")
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--size", default="tiny", choices=["tiny", "small", "bench"])
+    parser.add_argument("--dist", default="uniform", choices=["uniform", "real"],
+                        help="drtriton synth's distribution (default: uniform)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--keep", default=None, help="write programs and solutions here")
     args = parser.parse_args()
@@ -32,7 +34,7 @@ def main():
     work = args.keep or tempfile.mkdtemp(prefix="drtriton-fuzz-")
     os.makedirs(work, exist_ok=True)
     r = subprocess.run([BIN, "synth", "--count", str(args.count), "--difficulty", args.difficulty,
-                        "--seed", str(args.seed), "--size", args.size, "--out",
+                        "--seed", str(args.seed), "--size", args.size, "--dist", args.dist, "--out",
                         os.path.join(work, "synth.jsonl"), "--emit-dir", os.path.join(work, "progs")],
                        capture_output=True, text=True)
     if r.returncode != 0:
