@@ -27,6 +27,14 @@ PROGRAMS = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")) +
 KNOWN_REJECTED = {
     "max_pool1d": "torch.export specializes the pooled length to the traced 16, so the "
                   "solution's sizes are fixed there and the run on length 15 fails",
+    # Degenerate synthetic programs (issue 10): the output does not depend on one kernel's
+    # work, so the no-op test rightly rejects every candidate.
+    "synth_p000006": "the output does not depend on the adaptive_avg_pool2d kernel",
+    "synth_p000007": "the output does not depend on the amax statistics kernel",
+    # Compiler bugs the verifier's input sets find (issue 16): non-finite values where
+    # PyTorch's are finite.
+    "synth_p000008": "on normal*100, eager overflows at 2 entries where the solution stays finite",
+    "synth_p000009": "on normal*1e4, the solution's logsumexp of an infinite value is NaN, PyTorch's inf",
 }
 
 
@@ -106,7 +114,9 @@ def test_every_solution_passes_the_verifier(compiled, tmp_path):
             items.append({"task": task, "candidate": sol,
                           "options": {"device": DEVICE, "compile": False, "seed": 7}})
     from drtriton.service_client import Service
-    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
+    # Triton's interpreter is slow: a long program takes minutes for all the input sets.
+    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1))),
+                                           "--run-timeout", "900"]
     with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=120) as service:
         verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
     failed = {name: f"{v.get('failed_stage')}: {v.get('reason')}"

@@ -103,6 +103,14 @@ class OpRecorder(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+NORMALIZING = ("norm", "var", "std")  # layer/batch/group/instance/rms norms, var, std
+
+
+def normalizes(op_name: str) -> bool:
+    """Whether an op divides by a spread of its input (an all-equal input is degenerate)."""
+    return any(word in op_name for word in NORMALIZING)
+
+
 def library_counts(counts) -> dict:
     """{kind: number of library ops of that kind} in one forward's counts."""
     out = collections.Counter()
