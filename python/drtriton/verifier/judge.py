@@ -317,13 +317,15 @@ class _Judgement:
             self.ops_total[name] = self.ops_total.get(name, 0) + n
 
     def reference(self, inputs):
-        """Eager fp32 and float64 truth of the reference on `inputs` (fresh copies each)."""
+        """Eager fp32 and float64 truth of the reference on `inputs` (fresh copies each),
+        and the copy eager ran on (to see whether the reference writes its inputs)."""
         self.model.load_state_dict(self.state)
         self.model64.load_state_dict(self.state64)
         with torch.no_grad():
-            eager = self.model(*_clone(inputs))
+            eager_args = _clone(inputs)
+            eager = self.model(*eager_args)
             truth = self.model64(*_to(inputs, self.device, dtype64=True))
-        return eager, truth
+        return eager, truth, eager_args
 
     # ---- stages
     def static(self):
@@ -510,12 +512,7 @@ class _Judgement:
             out_leaves = compare.leaves(out)
         except compare.Mismatch as e:
             raise Reject("correct", f"{where}: {e}")
-        self.model.load_state_dict(self.state)
-        self.model64.load_state_dict(self.state64)
-        with torch.no_grad():
-            eager_args = _clone(saved)
-            eager = self.model(*eager_args)
-            truth = self.model64(*_to(saved, self.device, dtype64=True))
+        eager, truth, eager_args = self.reference(saved)
         self.compare_buffers(where)
         if index >= inputs_mod.STRUCTURED_FROM:
             why = self.uninformative(eager, truth, saved, label)
@@ -691,7 +688,7 @@ class _Judgement:
         self.v["reference_timing"] = reference
         self.v["checks"]["timed_runs_checked"] = sorted(s[0] for s in samples + last)
         for run, inputs, out in samples + last:
-            eager, truth = self.reference(inputs)
+            eager, truth, _ = self.reference(inputs)
             self.judge_output(out, eager, truth, f"timed run {run}", "fresh values", "timed",
                               f"output of timed run {run} is wrong (right only when checked?)")
         tm = self.v["timing_ms"]

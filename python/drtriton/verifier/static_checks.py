@@ -70,6 +70,9 @@ BANNED_BUILTINS = {
     "open": "file system access (open)", "memoryview": "reads tensor memory on the host (memoryview)",
     "exit": "process control (exit)", "quit": "process control (quit)",
 }
+# Builtins refused only where the file does not bind the name itself: `input` is a common
+# parameter name, and the builtin only reads stdin (which is /dev/null in a worker).
+SHADOWABLE_BUILTINS = {"input": "reads stdin (input)"}
 # Builtins of attribute access by name: only with a constant name, or on `self`.
 NAMED_ACCESS = {"getattr", "hasattr", "setattr", "delattr"}
 
@@ -429,6 +432,8 @@ class _Checker(ast.NodeVisitor):
             self.flag(node, "reference", "names the reference Model")
         if node.id in BANNED_BUILTINS:
             self.flag(node, "dynamic", BANNED_BUILTINS[node.id])
+        if node.id in SHADOWABLE_BUILTINS and node.id not in self.defined_names:
+            self.flag(node, "dynamic", SHADOWABLE_BUILTINS[node.id])
         if node.id in NAMED_ACCESS and id(node) not in self.called_names:
             self.flag(node, "dynamic", f"{node.id} used as a value (attribute access by name)")
         if node.id.startswith("__") and node.id.endswith("__") and node.id not in DUNDER_NAMES_ALLOWED:
