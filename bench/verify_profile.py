@@ -35,10 +35,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda:0")
     parser.add_argument("-m", "--count", type=int, default=24)
+    parser.add_argument("--cprofile", metavar="FILE", help="run the worker under cProfile, stats to FILE")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     scratch = tempfile.mkdtemp(prefix="drtriton-profile-")
-    worker = subprocess.Popen([sys.executable, "-m", "drtriton.worker", "--device", args.device,
+    profiler = ["-m", "cProfile", "-o", os.path.abspath(args.cprofile)] if args.cprofile else []
+    worker = subprocess.Popen([sys.executable, *profiler, "-m", "drtriton.worker", "--device", args.device,
                                "--scratch", scratch], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               env=env, cwd=ROOT)
     print("worker:", worker.stdout.readline().decode().strip()[:160])

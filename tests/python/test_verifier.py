@@ -356,3 +356,19 @@ def test_every_forward_sees_the_same_stack():
     assert len(stacks) == 1, stacks
     names = next(iter(stacks))
     assert not {"faithful", "correct", "timed", "bench", "run_set", "compile_stage"} & set(names)
+
+
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="GPU tier: needs CUDA")
+def test_poison_reaches_every_free_cuda_block():
+    """Values freed by one forward (the reference's, say) are NaN when the allocator hands
+    the memory out again after poisoning, whatever the block sizes."""
+    import torch
+    dev = torch.device("cuda")
+    sizes = [700, 1 << 16, 3 << 20, 25 << 20]  # small pool, large pool, split large segments
+    stale = [torch.full((n,), 1.5, device=dev) for n in sizes]
+    del stale
+    inputs.poison_free_memory(dev)
+    again = [torch.empty(n, device=dev) for n in sizes]
+    torch.cuda.synchronize()
+    for n, t in zip(sizes, again):
+        assert torch.isnan(t).all(), f"{n} floats: {int((~torch.isnan(t)).sum())} stale values left"

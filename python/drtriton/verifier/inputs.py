@@ -311,18 +311,37 @@ def nan_uninitialized_memory(on=True):
         det.fill_uninitialized_memory = was_fill
 
 
+_SMALL_REQUEST_MAX = 1 << 20  # the CUDA caching allocator's kSmallSize
+
+
 def poison_free_memory(device: torch.device):
-    """Fill memory the allocator will hand out next with NaN, then free it (before every
-    checked forward, so kept cheap: one block per size class)."""
-    blocks = []
+    """Fill the memory the allocator will hand out next with NaN, then free it again (before
+    every checked forward). CUDA: exactly the caching allocator's free blocks, each claimed
+    by a request of its own size (best fit hands back that block), so the cost follows what
+    the task has used, not a fixed budget; a block freed by an earlier forward holds stale
+    values that an out-of-bounds read could otherwise find right. CPU: one block per size
+    class, for glibc's free lists."""
     if device.type == "cuda":
-        free, _ = torch.cuda.mem_get_info(device)
-        big = min(1 << 30, free // 4) // 4
-        if big > 0:
-            blocks.append(torch.full((big,), float("nan"), device=device))
-        # the small pool (allocations <= 1 MB) is carved from 2 MB segments
-        blocks += [torch.full((1 << 18,), float("nan"), device=device) for _ in range(16)]
-        blocks += [torch.full((1 << 12,), float("nan"), device=device) for _ in range(64)]
+        stream = torch.cuda.current_stream(device).cuda_stream
+        sizes = []
+        for seg in torch.cuda.memory_snapshot():
+            if seg["device"] != (device.index or 0) or seg["stream"] != stream:
+                continue
+            # the small pool serves requests up to 1 MB only, so its free blocks (2 MB when a
+            # segment is empty) are claimed in pieces of at most that
+            piece = _SMALL_REQUEST_MAX if seg["segment_type"] == "small" else None
+            for b in seg["blocks"]:
+                if b["state"] == "inactive":
+                    n = b["size"]
+                    while piece and n > piece:
+                        sizes.append(piece)
+                        n -= piece
+                    sizes.append(n)
+        # largest first: best fit then hands each request a block of exactly its size
+        blocks = [torch.empty(n // 4, dtype=torch.float32, device=device)
+                  for n in sorted(sizes, reverse=True) if n >= 4]
     else:
-        blocks = [torch.full((1 << k,), float("nan")) for k in range(4, 22)]  # 64 B .. 8 MB of float32
+        blocks = [torch.empty(1 << k) for k in range(4, 22)]  # 64 B .. 8 MB of float32
+    for b in blocks:
+        b.fill_(float("nan"))
     del blocks
