@@ -24,7 +24,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev
 )
 # Modules that must be importable from .venv (checked without importing them: fast).
-PY_MODULES=(torch triton numpy pytest matplotlib)
+PY_MODULES=(torch triton numpy pytest matplotlib transformers tokenizers peft tqdm)
 
 step_name="start"
 step() {

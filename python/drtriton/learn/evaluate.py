@@ -1,0 +1,128 @@
+"""How often a checkpoint's answers pass the verifier, on a suite of programs: the number the
+warm-up is for, and the baseline reinforcement learning starts from.
+
+    python -m drtriton.learn.evaluate --ckpt CKPT --suite SUITE.jsonl [--limit K] --samples 8 \\
+        --binary build/drtriton --device cpu|cuda --out report.json
+
+SUITE.jsonl is `drtriton synth` output (fields "id" and "pytorch"). Each program gets N
+sampled completions; those with an answer (prompt.parse_answer) go to `drtriton serve`
+(POST /verify_batch, torch.compile not timed: the report is about correctness). The report:
+the share of programs whose first sample passes, the share with any of N passing (pass@N),
+and every rejected sample counted by the stage that rejected it ("unparsed" when there was
+no answer to judge).
+"""
+
+import argparse
+import json
+import os
+from collections import Counter
+
+import torch
+
+from ..service_client import Service
+from .prompt import parse_answer
+
+STAGES = ("unparsed", "static", "load", "compile", "faithful", "correct", "timed")
+ITEMS_PER_REQUEST = 256  # keeps each /verify_batch body far below the service's 64 MiB
+
+
+def load_suite(path: str, limit: int | None = None) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        tasks = [json.loads(line) for line in f if line.strip()]
+    return tasks[:limit] if limit else tasks
+
+
+def judge(tasks: list[dict], completions: list[list[str]], binary: str, device: str,
+          serve_args: tuple = ()) -> dict:
+    """The report for completions[i], the samples answering tasks[i]. Starts the service only
+    when some completion holds an answer."""
+    items, places = [], []
+    for i, (task, samples) in enumerate(zip(tasks, completions)):
+        for j, completion in enumerate(samples):
+            answer = parse_answer(completion)
+            if answer is not None:
+                items.append({"task": task["pytorch"], "candidate": answer,
+                              "options": {"device": device, "compile": False}})
+                places.append((i, j))
+    verdicts = []
+    if items:
+        with Service(binary, "--device", device, *serve_args) as service:
+            for start in range(0, len(items), ITEMS_PER_REQUEST):
+                batch = {"items": items[start:start + ITEMS_PER_REQUEST]}
+                verdicts += service.post("/verify_batch", batch)["verdicts"]
+    outcomes = [[{"outcome": "unparsed"} for _ in samples] for samples in completions]
+    for (i, j), verdict in zip(places, verdicts):
+        outcome = "passed" if verdict["passed"] else verdict.get("failed_stage") or "none"
+        outcomes[i][j] = {"outcome": outcome, "reason": verdict.get("reason", ""),
+                          "speedup_eager": verdict.get("speedup_eager")}
+    return make_report(tasks, outcomes)
+
+
+def make_report(tasks: list[dict], outcomes: list[list[dict]]) -> dict:
+    passed = [[o["outcome"] == "passed" for o in samples] for samples in outcomes]
+    rejected = Counter(o["outcome"] for samples in outcomes for o in samples
+                       if o["outcome"] != "passed")
+    stages = list(STAGES) + sorted(set(rejected) - set(STAGES))  # "none" or a new stage
+    programs = max(len(tasks), 1)
+    return {
+        "programs": len(tasks),
+        "samples_per_program": max((len(s) for s in outcomes), default=0),
+        "first_sample_pass": sum(bool(p) and p[0] for p in passed) / programs,
+        "pass_at_n": sum(any(p) for p in passed) / programs,
+        "samples_passed": sum(map(sum, passed)),
+        "rejected_by_stage": {stage: rejected[stage] for stage in stages},
+        "per_program": [{"id": task.get("id"), "samples": samples}
+                        for task, samples in zip(tasks, outcomes)],
+    }
+
+
+def format_table(report: dict) -> str:
+    n = report["samples_per_program"]
+    lines = [f"programs           {report['programs']} ({n} samples each)",
+             f"first sample pass  {100 * report['first_sample_pass']:.1f}%",
+             f"pass@{n:<14}{100 * report['pass_at_n']:.1f}%",
+             "rejected samples by stage:"]
+    lines += [f"  {stage:<16} {count}" for stage, count in report["rejected_by_stage"].items()]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m drtriton.learn.evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ckpt", required=True, help="save_pretrained directory")
+    parser.add_argument("--suite", required=True, help="drtriton synth JSONL")
+    parser.add_argument("--limit", type=int, default=None, help="first K programs only")
+    parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--temperature", type=float, default=0.8, help="0: greedy")
+    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--max-new-tokens", type=int, default=2048)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--binary", default=os.environ.get("DRTRITON_BIN", "build/drtriton"))
+    parser.add_argument("--device", choices=("cpu", "cuda"),
+                        default="cuda" if torch.cuda.is_available() else "cpu",
+                        help="where the model samples and the verifier judges")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="verifier workers (per GPU on cuda); default: the service's")
+    parser.add_argument("--cache", default=None, help="SQLite verdict cache for the service")
+    parser.add_argument("--out", required=True, help="report JSON")
+    args = parser.parse_args(argv)
+
+    from .sample import ModelPolicy  # after parsing: --help needs no model stack
+    tasks = load_suite(args.suite, args.limit)
+    policy = ModelPolicy(args.ckpt, args.device)
+    completions = policy.generate([t["pytorch"] for t in tasks], args.samples, args.temperature,
+                                  args.top_p, args.max_new_tokens, seed=args.seed)
+    serve_args = []
+    if args.workers:
+        serve_args += ["--workers-per-gpu", str(args.workers)]
+    if args.cache:
+        serve_args += ["--cache", args.cache]
+    report = judge(tasks, completions, args.binary, args.device, tuple(serve_args))
+    report["config"] = {k: v for k, v in vars(args).items() if k != "out"}
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(format_table(report))
+
+
+if __name__ == "__main__":
+    main()
