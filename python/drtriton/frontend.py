@@ -8,7 +8,15 @@ came from and the user's source line. All mapping rules onto drtriton's operator
 table live on the C++ side (``drtriton import``).
 
     python -m drtriton.frontend FILE.py [-o OUT.json] [--dynamic]
+    python -m drtriton.frontend --batch LIST [-o OUT.jsonl] [--dynamic]
     trace_file(path, dynamic=False) -> dict
+
+--batch traces many files in one process, so torch is imported once (starting Python
+and importing torch costs seconds, tracing a small program a fraction of one): LIST holds
+one path per line ("-": standard input), and each file gives one line of JSON, in order,
+written as soon as it is traced: the document below, or {"source": path, "error": "<the
+one-line message>"} for a file that fails (the others are still traced). A document is
+the same as the one a single-file run writes for that file.
 
 Format ``drtriton.traced/1`` (one JSON object):
   format, source (path as given), torch_version;
@@ -888,16 +896,51 @@ def write_atomic(out_path: str, text: str) -> None:
         raise
 
 
+def trace_batch(paths, out, dynamic: bool = False) -> int:
+    """Trace each file of `paths`, writing one JSON line per file to the text stream `out`
+    (the document, or {"source", "error"}); returns how many failed."""
+    failed = 0
+    for path in paths:
+        try:
+            with _stderr_to_void():
+                doc = trace_file(path, dynamic=dynamic)
+        except FrontendError as e:
+            doc = {"source": path, "error": str(e)}
+        except Exception as e:  # a bug of ours, for this file only
+            doc = {"source": path, "error": f"{path}: internal error: {_first_line(e)}"}
+        failed += "error" in doc
+        out.write(json.dumps(doc, allow_nan=False) + "\n")
+        out.flush()
+    return failed
+
+
+def _read_list(list_path: str) -> list[str]:
+    if list_path == "-":
+        return [line.strip() for line in sys.stdin if line.strip()]
+    try:
+        with open(list_path, encoding="utf-8") as f:
+            return [line.strip() for line in f if line.strip()]
+    except OSError as e:
+        raise FrontendError(f"{list_path}: cannot read the list: {e.strerror or e}") from None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m drtriton.frontend",
                                  description="Trace a KernelBench-format PyTorch file "
                                              "into drtriton's traced-graph JSON.")
-    ap.add_argument("file", help="KernelBench-format Python file")
+    ap.add_argument("file", nargs="?", help="KernelBench-format Python file")
     ap.add_argument("-o", "--output", help="output JSON file (default: stdout)")
     ap.add_argument("--dynamic", action="store_true",
                     help="export again with dynamic input sizes and add each value's "
                          "symbolic shape (sym_shape)")
+    ap.add_argument("--batch", metavar="LIST",
+                    help="trace every file listed in LIST (one path a line; -: stdin) and "
+                         "write one JSON line per file")
     args = ap.parse_args(argv)
+    if (args.file is None) == (args.batch is None):
+        ap.error("give one FILE or --batch LIST")
+    if args.batch is not None:
+        return _main_batch(args)
     try:
         with _stderr_to_void():
             doc = trace_file(args.file, dynamic=args.dynamic)
@@ -915,6 +958,27 @@ def main(argv=None) -> int:
         return 1
     except Exception as e:  # a bug of ours: still one line, still exit 1
         print(f"{args.file}: internal error: {_first_line(e)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _main_batch(args) -> int:
+    """--batch: exit 0 even when some files fail (their lines say why); 1 when the list or
+    the output cannot be read or written."""
+    try:
+        paths = _read_list(args.batch)
+        if args.output and args.output != "-":
+            buf = io.StringIO()
+            trace_batch(paths, buf, dynamic=args.dynamic)
+            try:
+                write_atomic(args.output, buf.getvalue())
+            except OSError as e:
+                raise FrontendError(f"{args.batch}: cannot write {args.output}: "
+                                    f"{e.strerror or e}") from None
+        else:
+            trace_batch(paths, sys.stdout, dynamic=args.dynamic)
+    except FrontendError as e:
+        print(str(e), file=sys.stderr)
         return 1
     return 0
 

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "codegen/codegen.h"
 #include "eval/verdict.h"
+#include "eval/worker_pool.h"
 
 namespace drtriton::cli {
 
@@ -16,16 +19,32 @@ void add_ir_commands(CLI::App& app);       // ops, emit, import, check
 void add_synth_commands(CLI::App& app);    // synth, synth-stats
 void add_eval_commands(CLI::App& app);     // verify, serve
 void add_convert_commands(CLI::App& app);  // convert
+void add_learn_commands(CLI::App& app);    // pairs
 
 // Shared between subcommands.
 // The traced graph of a program: a .py file through python/drtriton/frontend.py, or a .json
 // the frontend wrote earlier.
 nlohmann::json load_traced(const std::string& path);
+// The traced graphs of many programs (.py files, distinct paths) through `processes` Pythons
+// (python -m drtriton.frontend --dynamic --batch), so that torch is imported once per process,
+// not once per program: one entry per path, in order, the traced graph or {"source": path,
+// "error": "<one line>"}. `progress` is called with the number traced so far.
+std::vector<nlohmann::json> trace_programs(const std::vector<std::string>& paths, int processes,
+                                           const std::function<void(int)>& progress = {});
+// The reference's state_dict as the frontend listed it in a traced graph: ModelNew declares
+// the same entries. `where` names the program in errors.
+std::vector<StateEntry> state_of(const nlohmann::json& traced, const std::string& where);
+// The verifier workers' configuration (devices left to the caller): `worker_command` instead
+// of python -m drtriton.worker when not empty; `sandbox` is auto, on or off.
+PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox);
 // The GPU indices `nvidia-smi -L` lists (none on a machine without a GPU).
 std::vector<int> list_gpus();
 // One verdict from a pool of one worker (an empty device: cuda when there is a GPU).
 nlohmann::json verify_once(VerifyRequest request, const std::string& cache_path,
                            const std::string& worker_command, double timeout_s);
+// The verdicts of many requests (one device kind), in order, from one pool of up to 8 workers.
+std::vector<nlohmann::json> verify_many(const std::vector<VerifyRequest>& requests,
+                                        const std::string& cache_path, double timeout_s);
 // The verdict as a table a person reads.
 void print_verdict(const nlohmann::json& verdict);
 // Prints the verdict (a table, or JSON); throws CliError "CANDIDATE: rejected: reason"

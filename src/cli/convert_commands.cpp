@@ -1,5 +1,9 @@
 // drtriton convert: a KernelBench-format program in, a verified Triton solution out, with
 // the built-in compiler (src/codegen) as the policy.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -17,12 +21,17 @@ namespace drtriton::cli {
 namespace {
 
 struct ConvertArgs {
-  std::string program, out, device, cache;
+  std::string program, out, device, cache, policy = "compiler";
   bool verify = false, no_verify = false, json = false;
   double timeout = 300;
+  int samples = 8;
+  double temperature = 0.8, top_p = 0.95;
 };
 
-// The reference's state_dict as the frontend listed it: ModelNew declares the same entries.
+constexpr const char* kModelPolicy = "model:";
+
+}  // namespace
+
 std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
   std::vector<StateEntry> state;
   for (const json& p : traced.value("params", json::array())) {
@@ -41,12 +50,106 @@ std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
   return state;
 }
 
+namespace {
+
 std::string default_output(const std::string& program) {
   fs::path p(program);
   return (p.parent_path() / (p.stem().string() + "_triton.py")).string();
 }
 
+// Whether to verify: asked for, or a GPU to verify on.
+bool should_verify(const ConvertArgs& a, bool gpu) {
+  return !a.no_verify && (a.verify || gpu || !a.device.empty());
+}
+
+std::string verify_device(const ConvertArgs& a, bool gpu) {
+  return a.device.empty() ? (gpu ? "cuda" : "cpu") : a.device;
+}
+
+double candidate_ms(const json& verdict) {
+  const json* t = &verdict;
+  for (const char* key : {"timing_ms", "candidate", "median"}) {
+    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null()) return 1e300;
+    t = &(*t)[key];
+  }
+  return t->is_number() ? t->get<double>() : 1e300;
+}
+
+// The model policy (`--policy model:CKPT`): SAMPLES answers from a checkpoint (python -m
+// drtriton.learn.sample), all verified in one pool; the fastest accepted one is the solution.
+void run_model_policy(const ConvertArgs& a, const std::string& ckpt) {
+  if (!has_extension(a.program, ".py")) {
+    throw CliError(a.program + ": a model reads the program's source (.py), not a traced graph");
+  }
+  if (!fs::is_directory(ckpt))
+    throw CliError("--policy " + a.policy + ": no such checkpoint folder");
+  read_file(a.program);  // a missing program is the user's error, before the model loads
+  fs::path dir = fs::temp_directory_path() / ("drtriton-samples-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  int status = run_python_module("drtriton.learn.sample",
+                                 {"--ckpt", ckpt, "--program", a.program, "--samples",
+                                  std::to_string(a.samples), "--temperature", number(a.temperature),
+                                  "--top-p", number(a.top_p), "--out-dir", dir.string()},
+                                 /*quiet_stdout=*/true);
+  if (status != 0) {
+    fs::remove_all(dir);
+    throw CliError(ckpt + ": sampling failed (exit " + std::to_string(status) + ", see above)");
+  }
+  std::vector<std::string> files;
+  if (fs::is_directory(dir)) {
+    for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> sources;
+  for (const std::string& f : files) sources.push_back(read_file(f));
+  fs::remove_all(dir);
+  if (sources.empty()) {
+    throw CliError(a.program + ": none of " + std::to_string(a.samples) +
+                   " samples held a ```python block with class ModelNew");
+  }
+  std::string out = a.out.empty() ? default_output(a.program) : a.out;
+  bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
+  if (!should_verify(a, gpu)) {
+    write_output(out, sources[0]);
+    std::cerr << "drtriton convert: " << a.program << " -> " << out << " (sample 1 of "
+              << sources.size() << " answers, not verified: no GPU; --verify runs the checks "
+              << "in Triton's interpreter)\n";
+    return;
+  }
+  std::vector<VerifyRequest> requests(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    requests[i].task = read_file(a.program);
+    requests[i].candidate = sources[i];
+    requests[i].options.device = verify_device(a, gpu);
+  }
+  std::vector<json> verdicts = verify_many(requests, a.cache, a.timeout);
+  int best = -1;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (!verdicts[i].value("passed", false)) {
+      std::cerr << "  sample " << i + 1 << ": rejected at "
+                << verdicts[i].value("failed_stage", "?") << ": " << verdicts[i].value("reason", "")
+                << "\n";
+    } else if (best < 0 || candidate_ms(verdicts[i]) < candidate_ms(verdicts[best])) {
+      best = static_cast<int>(i);
+    }
+  }
+  if (best < 0) {
+    throw CliError(a.program + ": none of " + std::to_string(sources.size()) +
+                   " answers passed the verifier (" + std::to_string(a.samples) + " samples)");
+  }
+  write_output(out, sources[best]);
+  std::cerr << "drtriton convert: " << a.program << " -> " << out << " (answer " << best + 1
+            << " of " << sources.size() << " from " << ckpt << ", the fastest accepted)\n";
+  report_verdict(verdicts[best], a.json, out);
+}
+
 void run_convert(const ConvertArgs& a) {
+  if (a.policy.rfind(kModelPolicy, 0) == 0) return run_model_policy(a, a.policy.substr(6));
   json traced = load_traced(a.program);
   Graph graph = import_traced(traced);
   CodegenOptions options;
@@ -62,8 +165,7 @@ void run_convert(const ConvertArgs& a) {
             << ")\n";
 
   bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
-  bool verify = !a.no_verify && (a.verify || gpu || !a.device.empty());
-  if (!verify) {
+  if (!should_verify(a, gpu)) {
     if (!a.no_verify) {
       std::cerr << "drtriton convert: not verified (no GPU; --verify runs the checks in "
                    "Triton's interpreter)\n";
@@ -76,7 +178,7 @@ void run_convert(const ConvertArgs& a) {
   VerifyRequest request;
   request.task = read_file(a.program);
   request.candidate = solution.source;
-  request.options.device = a.device.empty() ? (gpu ? "cuda" : "cpu") : a.device;
+  request.options.device = verify_device(a, gpu);
   report_verdict(verify_once(request, a.cache, "", a.timeout), a.json, out);
 }
 
@@ -103,6 +205,22 @@ void add_convert_commands(CLI::App& app) {
   convert->add_option("--cache", a->cache, "SQLite verdict cache (default: none)");
   convert->add_option("--timeout", a->timeout, "Seconds the verification may run (default 300)")
       ->check(CLI::PositiveNumber);
+  convert
+      ->add_option("--policy", a->policy,
+                   "Who writes the solution: compiler (default, the built-in compiler) or "
+                   "model:CKPT (samples from a trained checkpoint, the fastest verified one)")
+      ->check([](const std::string& p) {
+        return p == "compiler" || (p.rfind(kModelPolicy, 0) == 0 && p.size() > 6)
+                   ? std::string()
+                   : "expected compiler or model:CKPT, got '" + p + "'";
+      });
+  convert->add_option("--samples", a->samples, "Answers a model policy samples (default 8)")
+      ->check(CLI::Range(1, 256));
+  convert
+      ->add_option("--temperature", a->temperature, "Sampling temperature; 0: greedy (default 0.8)")
+      ->check(CLI::Range(0.0, 10.0));
+  convert->add_option("--top-p", a->top_p, "Nucleus sampling mass (default 0.95)")
+      ->check(CLI::Range(0.0, 1.0));
   convert->callback([a] { run_convert(*a); });
 }
 

@@ -63,6 +63,8 @@ SandboxMode sandbox_mode(const std::string& flag) {
   return SandboxMode::kAuto;
 }
 
+}  // namespace
+
 // The worker's argv: the given command (for tests, a fake worker), else the project's.
 PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox) {
   PoolConfig config;
@@ -78,6 +80,8 @@ PoolConfig worker_config(const std::string& worker_command, const std::string& s
       (fs::temp_directory_path() / ("drtriton-eval-" + std::to_string(::getpid()))).string();
   return config;
 }
+
+namespace {
 
 std::string number(const json& v, const char* format = "%.4g") {
   if (!v.is_number()) return v.is_null() ? "-" : dump_json(v);
@@ -338,6 +342,21 @@ void report_verdict(const json& verdict, bool as_json, const std::string& candid
 json verify_once(VerifyRequest request, const std::string& cache_path,
                  const std::string& worker_command, double timeout_s) {
   return verify_sandboxed(std::move(request), cache_path, worker_command, timeout_s, "auto");
+}
+
+std::vector<json> verify_many(const std::vector<VerifyRequest>& requests,
+                              const std::string& cache_path, double timeout_s) {
+  if (requests.empty()) return {};
+  PoolConfig config = worker_config("", "auto");
+  int workers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+  workers = std::min<int>(workers, requests.size());
+  config.devices.assign(workers, requests[0].options.device == "cuda" ? "cuda:0" : "cpu");
+  config.run_timeout_s = timeout_s;
+  config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
+  std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
+  WorkerPool pool(config);
+  Verifier verifier(pool, cache.get());
+  return verifier.verify_batch(requests);
 }
 
 namespace {

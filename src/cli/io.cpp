@@ -1,8 +1,11 @@
 #include "cli/io.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -85,6 +88,33 @@ std::string python_executable() {
 
 std::string python_path() {
   return (fs::path(DRTRITON_SOURCE_DIR) / "python").string();
+}
+
+int run_python_module(const std::string& module, const std::vector<std::string>& args,
+                      bool quiet_stdout) {
+  std::string path = python_path();
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  std::string cmd =
+      "PYTHONPATH=" + shell_quote(path) + " " + shell_quote(python_executable()) + " -m " + module;
+  for (const std::string& arg : args) cmd += " " + shell_quote(arg);
+  if (quiet_stdout) cmd += " 1>&2";
+  int status = std::system(cmd.c_str());
+  if (status == -1) throw CliError("could not start " + python_executable());
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+void Progress::operator()(int done) {
+  static const bool tty = ::isatty(2);
+  auto now = std::chrono::steady_clock::now();
+  if (!tty || (done != total_ && now - drawn_ < std::chrono::milliseconds(100))) return;
+  drawn_ = now;
+  double s = std::chrono::duration<double>(now - start_).count();
+  int width = 30, filled = total_ ? width * std::min(done, total_) / total_ : width;
+  std::fprintf(stderr, "\r%s [%s%s] %d/%d %s, %.1f s", label_.c_str(),
+               std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), done,
+               total_, unit_.c_str(), s);
+  if (done == total_) std::fprintf(stderr, "\n");
 }
 
 }  // namespace drtriton::cli

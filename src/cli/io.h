@@ -2,16 +2,23 @@
 // error type whose message reaches the user, and starting the project's Python.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace drtriton::cli {
 
 // A user-facing failure: main prints it as "drtriton: <message>" and exits 1.
 struct CliError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// A child process (Python) failed and said why itself: main exits with its status, silently.
+struct ExitStatus {
+  int code;
 };
 
 std::string read_file(const std::string& path);
@@ -30,5 +37,26 @@ std::string shell_quote(const std::string& s);
 std::string python_executable();
 // The folder python/ of this source tree (for PYTHONPATH).
 std::string python_path();
+// `python -m MODULE ARGS...` with the project's Python and python/ on PYTHONPATH, its output
+// passed through (its stdout to our stderr with `quiet_stdout`, so ours stays clean);
+// returns its exit status (a signal counts as 128 + its number).
+int run_python_module(const std::string& module, const std::vector<std::string>& args,
+                      bool quiet_stdout = false);
+
+// A one-line progress bar on stderr when it is a terminal ("synth [###...] 12/100 programs,
+// 3.1 s"), redrawn at most ten times a second and at the end; nothing when stderr is a file
+// or a pipe. Called with the number of items done.
+class Progress {
+ public:
+  // "synth [...] 12/100 programs": label, total, unit.
+  Progress(std::string label, int total, std::string unit = "programs")
+      : label_(std::move(label)), unit_(std::move(unit)), total_(total) {}
+  void operator()(int done);
+
+ private:
+  std::string label_, unit_;
+  int total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), drawn_{};
+};
 
 }  // namespace drtriton::cli

@@ -1,10 +1,16 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/io.h"
@@ -91,6 +97,70 @@ std::string format_sym_shapes(const Graph& g) {
 }
 
 }  // namespace
+
+std::vector<json> trace_programs(const std::vector<std::string>& paths, int processes,
+                                 const std::function<void(int)>& progress) {
+  std::vector<json> traced(paths.size());
+  if (paths.empty()) return traced;
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < paths.size(); ++i) index_of[paths[i]] = i;
+  if (index_of.size() != paths.size()) throw std::logic_error("trace_programs: paths repeat");
+  processes = std::max(1, std::min<int>(processes, static_cast<int>(paths.size())));
+  fs::path dir = fs::temp_directory_path() / ("drtriton-trace-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::mutex mutex;
+  int done = 0;
+  // Process p traces paths p, p + P, p + 2P, ...: programs come in no particular order of
+  // cost, so each gets a fair share. Its lines arrive as each file is traced.
+  auto run = [&](int p) {
+    fs::path list = dir / ("list-" + std::to_string(p)),
+             err = dir / ("stderr-" + std::to_string(p));
+    {
+      std::ofstream out(list);
+      for (size_t i = p; i < paths.size(); i += processes) out << paths[i] << "\n";
+    }
+    std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " +
+                      shell_quote(python_executable()) +
+                      " -m drtriton.frontend --dynamic --batch " + shell_quote(list.string()) +
+                      " 2>" + shell_quote(err.string());
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (!pipe) return;
+    char* line = nullptr;
+    size_t capacity = 0;
+    while (::getline(&line, &capacity, pipe) > 0) {
+      json doc = json::parse(line, nullptr, false);
+      if (doc.is_discarded() || !doc.contains("source") || !doc["source"].is_string()) continue;
+      auto it = index_of.find(doc["source"].get<std::string>());
+      if (it == index_of.end()) continue;
+      std::lock_guard<std::mutex> lock(mutex);
+      traced[it->second] = std::move(doc);
+      if (progress) progress(++done);
+    }
+    std::free(line);
+    ::pclose(pipe);
+  };
+  std::vector<std::thread> threads;
+  for (int p = 0; p < processes; ++p) threads.emplace_back(run, p);
+  for (std::thread& t : threads) t.join();
+  // A file without a line: its process stopped early; say what it last wrote.
+  std::string why;
+  for (int p = 0; p < processes; ++p) {
+    fs::path err = dir / ("stderr-" + std::to_string(p));
+    std::string text = fs::exists(err) ? read_file(err.string()) : "";
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (!text.empty())
+      why = text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  }
+  fs::remove_all(dir);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (traced[i].is_null()) {
+      traced[i] = {
+          {"source", paths[i]},
+          {"error", paths[i] + ": the frontend stopped" + (why.empty() ? "" : ": " + why)}};
+    }
+  }
+  return traced;
+}
 
 json load_traced(const std::string& path) {
   if (!has_extension(path, ".py") && !has_extension(path, ".json")) {

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   cli::add_synth_commands(app);
   cli::add_eval_commands(app);
   cli::add_convert_commands(app);
+  cli::add_learn_commands(app);
 
   std::string names;
   bool known = false;
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);  // prints the help or the usage error
     return code == 0 ? 0 : 2;
+  } catch (const cli::ExitStatus& e) {
+    return e.code;
   } catch (const cli::CliError& e) {
     std::cerr << "drtriton: " << e.what() << "\n";
     return 1;

@@ -57,21 +57,6 @@ void parse_difficulty(const std::string& text, SynthOptions& o) {
   }
 }
 
-// A one-line progress bar on a terminal; nothing when stderr is a file or a pipe.
-struct Progress {
-  int total;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  bool tty = ::isatty(2);
-  void operator()(int done) {
-    if (!tty || (done % 256 != 0 && done != total)) return;
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    int width = 30, filled = total ? width * done / total : width;
-    std::fprintf(stderr, "\rsynth [%s%s] %d/%d programs, %.1f s", std::string(filled, '#').c_str(),
-                 std::string(width - filled, '.').c_str(), done, total, s);
-    if (done == total) std::fprintf(stderr, "\n");
-  }
-};
-
 void write_jsonl(const std::string& path, const std::vector<ProgramRecord>& records) {
   write_atomic(path, [&](std::ostream& out) {
     for (const ProgramRecord& r : records) out << r.to_json().dump() << "\n";
@@ -132,7 +117,7 @@ void run_synth(const SynthArgs& a) {
       o.count = a.count;
       o.difficulty_lo = o.difficulty_hi = k;
       o.seed = kSuiteSeed + static_cast<uint64_t>(k);
-      Progress progress{o.count};
+      Progress progress{"synth", o.count};
       std::vector<ProgramRecord> records = synthesize(o, progress);
       char dir[16];
       std::snprintf(dir, sizeof dir, "d%02d", k);
@@ -166,7 +151,7 @@ void run_synth(const SynthArgs& a) {
   o.cover = a.cover;
   parse_difficulty(a.difficulty, o);
   auto start = std::chrono::steady_clock::now();
-  Progress progress{o.count};
+  Progress progress{"synth", o.count};
   std::vector<ProgramRecord> records = synthesize(o, progress);
   write_jsonl(a.out, records);
   if (!a.emit_dir.empty()) write_programs(a.emit_dir, records);

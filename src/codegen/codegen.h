@@ -32,10 +32,30 @@ struct StateEntry {
   bool persistent = true;
 };
 
+// Choices that change the solution's text and speed, never what it computes: the
+// defaults are the compiler's own, and `drtriton pairs --variants` draws others to teach
+// a model more than one way to write a program. generate_solution throws
+// std::invalid_argument for a value out of range.
+struct CodegenKnobs {
+  // BLOCK of a pointwise kernel: elements per program (a power of two, 64 to 8192).
+  int pointwise_block = 1024;
+  // Elements of a statistics kernel's row tile (`_tile`, a power of two, 1024 to 65536):
+  // BLOCK_R covers a row up to 1024, BLOCK_M as many rows as fit the rest.
+  int tile_elements = 4096;
+  // num_warps of every kernel launch: 1, 2, 4, 8 or 16; 0 leaves it to Triton (4).
+  int num_warps = 0;
+  // A value read by several consumers is written to memory once when evaluating it inline
+  // costs more than this many operations (cost counts elementwise ops; layout ops are free,
+  // a pooling window costs 8 times its input); else each consumer recomputes it. 0
+  // materializes every shared value, a large limit recomputes nearly all.
+  int recompute_limit = 2;
+};
+
 struct CodegenOptions {
   std::string init_params;  // Model.__init__'s parameters after self: "in_f, out_f=10"
   std::vector<StateEntry> state;
   std::string source_name;  // for the header comment
+  CodegenKnobs knobs;
 };
 
 struct GeneratedSolution {

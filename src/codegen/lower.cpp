@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "codegen/codegen.h"
 #include "codegen/pointwise.h"
@@ -590,6 +591,8 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
     params.push_back(constexprs[i] + ": tl.constexpr");
     args.push_back(constexprs[i] + "=" + constexpr_args[i]);
   }
+  if (options_.knobs.num_warps > 0)
+    args.push_back("num_warps=" + std::to_string(options_.knobs.num_warps));
   std::ostringstream src;
   src << "@triton.jit\ndef " << k.name() << "(" << join(params, ", ") << "):\n";
   for (const std::string& l : k.body()) src << l << "\n";
@@ -611,7 +614,8 @@ std::string Lowering::materialize(ValueId v) {
   std::string result = emit(k, v, idx);
   k.line("tl.store(" + k.pointer(out) + " + offs, " + result + ", mask=mask)");
   std::string n = numel_py(v);
-  finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", 1024),)", {n}, {"1024"});
+  std::string block = std::to_string(options_.knobs.pointwise_block);
+  finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
   buffers_[v] = {out, true};
   return out;
 }
@@ -1085,7 +1089,8 @@ GeneratedSolution Lowering::run() {
       default: break;  // an expression
     }
     // A value read more than once is written once when it is more than a few operations.
-    if (!is_buffer(n.output) && users_[n.output] > 1 && cost(n.output) > 2) {
+    if (!is_buffer(n.output) && users_[n.output] > 1 &&
+        cost(n.output) > options_.knobs.recompute_limit) {
       materialize(n.output);
     }
   }
@@ -1120,11 +1125,15 @@ std::string Lowering::header() {
   s << ".\n";
   s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
        "import triton.language as tl\n\n\n";
+  std::string tile = std::to_string(options_.knobs.tile_elements);
   s << "def _tile(rows, cols):\n"
-       "    \"\"\"Row tiles of about 4096 elements: BLOCK_R covers a row up to 1024, BLOCK_M "
-       "rows.\"\"\"\n"
+       "    \"\"\"Row tiles of about "
+    << tile
+    << " elements: BLOCK_R covers a row up to 1024, BLOCK_M rows.\"\"\"\n"
        "    block_r = min(triton.next_power_of_2(max(cols, 1)), 1024)\n"
-       "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), 4096 // block_r))\n"
+       "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), "
+    << tile
+    << " // block_r))\n"
        "    return block_m, block_r\n\n\n";
   s << "def _split(rows, cols, block_m, block_r):\n"
        "    \"\"\"Column chunks of a long reduction over few rows: about 1024 programs in "
@@ -1187,9 +1196,32 @@ std::string Lowering::model_class() {
   return s.str();
 }
 
+// The knobs' ranges (codegen.h): a block or tile that is not a power of two cannot be a
+// tl.arange extent, and Triton knows no other warp counts.
+void check_knobs(const CodegenKnobs& k) {
+  auto power_of_two = [](int v, int lo, int hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+  };
+  if (!power_of_two(k.pointwise_block, 64, 8192))
+    throw std::invalid_argument(
+        "codegen: pointwise_block must be a power of two in 64..8192, not " +
+        std::to_string(k.pointwise_block));
+  if (!power_of_two(k.tile_elements, 1024, 65536))
+    throw std::invalid_argument(
+        "codegen: tile_elements must be a power of two in 1024..65536, not " +
+        std::to_string(k.tile_elements));
+  if (k.num_warps != 0 && !power_of_two(k.num_warps, 1, 16))
+    throw std::invalid_argument("codegen: num_warps must be 0 or 1, 2, 4, 8, 16, not " +
+                                std::to_string(k.num_warps));
+  if (k.recompute_limit < 0)
+    throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
+                                std::to_string(k.recompute_limit));
+}
+
 }  // namespace
 
 GeneratedSolution generate_solution(const Graph& graph, const CodegenOptions& options) {
+  check_knobs(options.knobs);
   return Lowering(graph, options).run();
 }
 

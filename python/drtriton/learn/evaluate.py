@@ -97,6 +97,8 @@ def main(argv=None):
     parser.add_argument("--top-p", type=float, default=0.95)
     parser.add_argument("--max-new-tokens", type=int, default=2048)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="sequences decoded at once (default: 256 on cuda, 32 on cpu)")
     parser.add_argument("--binary", default=os.environ.get("DRTRITON_BIN", "build/drtriton"))
     parser.add_argument("--device", choices=("cpu", "cuda"),
                         default="cuda" if torch.cuda.is_available() else "cpu",
@@ -110,8 +112,9 @@ def main(argv=None):
     from .sample import ModelPolicy  # after parsing: --help needs no model stack
     tasks = load_suite(args.suite, args.limit)
     policy = ModelPolicy(args.ckpt, args.device)
+    batch_size = args.batch_size or (256 if args.device == "cuda" else 32)
     completions = policy.generate([t["pytorch"] for t in tasks], args.samples, args.temperature,
-                                  args.top_p, args.max_new_tokens, seed=args.seed)
+                                  args.top_p, args.max_new_tokens, batch_size, seed=args.seed)
     serve_args = []
     if args.workers:
         serve_args += ["--workers-per-gpu", str(args.workers)]

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The supervised warm-up end to end on the device machine, within one 10-minute call:
+#   1. build (scripts/gpu_build.sh, carry .deps),
+#   2. `drtriton pairs` on CUDA (fresh seeds; every pair verified by the service), unless
+#      PAIRS names an existing file (carry it), for PAIRS_MINUTES at most,
+#   3. `python -m drtriton.learn.sft --model small` for TRAIN_MINUTES,
+#   4. `python -m drtriton.learn.evaluate` on the held-out suites (`drtriton synth --suite`,
+#      fixed seeds, never trained on): EVAL_PROGRAMS programs of difficulty 1, 2 and 5,
+#      SAMPLES samples each,
+# then prints one table. $OUT gets pairs.jsonl.gz, ckpt.tar (the save_pretrained directory,
+# with metrics.jsonl and loss.png, without the optimizer state), eval_d*.json and sft.log.
+# Measured in a first smoke run (docs/results/sft_h200.md): `small` trains at 12 steps/s at
+# batch 16; 25 of 213 pairs were over 3072 tokens.
+#   there: bash scripts/gpu_sft.sh        (carry .deps)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/gpu_build.sh
+[ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
+
+PAIRS_COUNT=${PAIRS_COUNT:-1500}
+PAIRS_MINUTES=${PAIRS_MINUTES:-3}
+TRAIN_MINUTES=${TRAIN_MINUTES:-3}
+EVAL_PROGRAMS=${EVAL_PROGRAMS:-20}
+SAMPLES=${SAMPLES:-8}
+WORK=/tmp/drtriton-sft
+mkdir -p "$WORK"
+
+if [ -n "${PAIRS:-}" ]; then
+  cp "$PAIRS" "$WORK/pairs.jsonl"
+else
+  echo "== pairs: $PAIRS_COUNT programs of difficulty 1:3, at most $PAIRS_MINUTES min"
+  timeout $((PAIRS_MINUTES * 60 + 30)) build/drtriton pairs --count "$PAIRS_COUNT" --difficulty 1:3 \
+    --variants 2 --device cuda --workers 12 --timeout 60 --out "$WORK/pairs.jsonl" 2>&1 | tail -25
+fi
+[ -s "$WORK/pairs.jsonl" ] || { echo "no pairs"; exit 1; }
+gzip -k -c "$WORK/pairs.jsonl" > "$OUT/pairs.jsonl.gz"
+echo "pairs: $(wc -l < "$WORK/pairs.jsonl")"
+
+echo "== sft: small model from scratch, $TRAIN_MINUTES min"
+python3 -m drtriton.learn.sft --model small --data "$WORK/pairs.jsonl" --out "$WORK/ckpt" \
+  --max_len 4096 --batch_size 16 --max_steps 100000 --max_minutes "$TRAIN_MINUTES" \
+  --warmup_steps 100 --eval_every 200 --save_every 100000 > "$OUT/sft.log" 2>&1
+grep -v "it/s\]" "$OUT/sft.log" | tail -8
+# the save_pretrained files (44 MB), not the optimizer state (twice that): what travels back
+(cd "$WORK" && tar -cf "$OUT/ckpt.tar" --exclude trainer_state.pt ckpt)
+
+echo "== held-out suites"
+build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" > /dev/null 2>&1
+for d in 1 2 5; do
+  python3 - "$WORK/suite/suite.jsonl" "$d" "$WORK/suite_d$d.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+with open(sys.argv[3], "w") as f:
+    for r in rows:
+        if r["difficulty"] == int(sys.argv[2]):
+            f.write(json.dumps(r) + "\n")
+PY
+  python3 -m drtriton.learn.evaluate --ckpt "$WORK/ckpt" --suite "$WORK/suite_d$d.jsonl" \
+    --samples "$SAMPLES" --binary build/drtriton --device cuda --out "$OUT/eval_d$d.json" 2>&1 | tail -12
+done
