@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The supervised warm-up end to end on the device machine, within one 10-minute call:
 #   1. build (scripts/gpu_build.sh, carry .deps),
-#   2. `drtriton pairs` on CUDA (fresh seeds; every pair verified by the service), unless
-#      PAIRS names an existing file (carry it), for PAIRS_MINUTES at most,
+#   2. `drtriton pairs` on CUDA (fresh seeds; every pair verified), in chunks for
+#      PAIRS_MINUTES, unless PAIRS names an existing file (.jsonl or .jsonl.gz; carry it);
+#      TRAIN_MINUTES=0 stops there (a call of pairs only),
 #   3. `python -m drtriton.learn.sft --model small` for TRAIN_MINUTES,
 #   4. `python -m drtriton.learn.evaluate` on the held-out suites (`drtriton synth --suite`,
 #      fixed seeds, never trained on): EVAL_PROGRAMS programs of difficulty 1, 2 and 5,
@@ -12,12 +13,14 @@
 # Measured in a first smoke run (docs/results/sft_h200.md): `small` trains at 12 steps/s at
 # batch 16; 25 of 213 pairs were over 3072 tokens.
 #   there: bash scripts/gpu_sft.sh        (carry .deps)
+#          PAIRS_MINUTES=8 TRAIN_MINUTES=0 bash scripts/gpu_sft.sh        (pairs only)
+#          PAIRS=.data/pairs.jsonl.gz TRAIN_MINUTES=5 bash scripts/gpu_sft.sh   (carry .deps, .data)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 
-PAIRS_COUNT=${PAIRS_COUNT:-1500}
+PAIRS_CHUNK=${PAIRS_CHUNK:-200}
 PAIRS_MINUTES=${PAIRS_MINUTES:-3}
 TRAIN_MINUTES=${TRAIN_MINUTES:-3}
 EVAL_PROGRAMS=${EVAL_PROGRAMS:-20}
@@ -26,15 +29,27 @@ WORK=/tmp/drtriton-sft
 mkdir -p "$WORK"
 
 if [ -n "${PAIRS:-}" ]; then
-  cp "$PAIRS" "$WORK/pairs.jsonl"
+  case "$PAIRS" in *.gz) gunzip -c "$PAIRS" ;; *) cat "$PAIRS" ;; esac > "$WORK/pairs.jsonl"
 else
-  echo "== pairs: $PAIRS_COUNT programs of difficulty 1:3, at most $PAIRS_MINUTES min"
-  timeout $((PAIRS_MINUTES * 60 + 30)) build/drtriton pairs --count "$PAIRS_COUNT" --difficulty 1:3 \
-    --variants 2 --device cuda --workers 12 --timeout 60 --out "$WORK/pairs.jsonl" 2>&1 | tail -25
+  # Chunks of PAIRS_CHUNK programs, each its own seed, until PAIRS_MINUTES are spent: a
+  # chunk that would not finish is never started, and every finished chunk counts.
+  echo "== pairs: chunks of $PAIRS_CHUNK programs of difficulty 1:3 for $PAIRS_MINUTES min"
+  : > "$WORK/pairs.jsonl"
+  start=$(date +%s) chunk_s=0 seed=1
+  while [ $(( $(date +%s) - start + chunk_s )) -lt $((PAIRS_MINUTES * 60)) ]; do
+    t0=$(date +%s)
+    build/drtriton pairs --count "$PAIRS_CHUNK" --difficulty 1:3 --variants 2 --device cuda \
+      --workers 12 --timeout 60 --seed "$seed" --out "$WORK/chunk.jsonl" > "$OUT/pairs_$seed.log" 2>&1 \
+      && sed "s/\"id\":\"p/\"id\":\"s${seed}_p/" "$WORK/chunk.jsonl" >> "$WORK/pairs.jsonl"
+    grep -E "accepted|pairs per minute" "$OUT/pairs_$seed.log" | head -2
+    chunk_s=$(( $(date +%s) - t0 )) seed=$((seed + 1))
+  done
+  tar -cf "$OUT/pairs_logs.tar" -C "$OUT" $(cd "$OUT" && ls pairs_*.log) && rm -f "$OUT"/pairs_*.log
 fi
 [ -s "$WORK/pairs.jsonl" ] || { echo "no pairs"; exit 1; }
 gzip -k -c "$WORK/pairs.jsonl" > "$OUT/pairs.jsonl.gz"
 echo "pairs: $(wc -l < "$WORK/pairs.jsonl")"
+[ "$TRAIN_MINUTES" != 0 ] || exit 0  # pairs only: carry pairs.jsonl.gz to the next call
 
 echo "== sft: small model from scratch, $TRAIN_MINUTES min"
 python3 -m drtriton.learn.sft --model small --data "$WORK/pairs.jsonl" --out "$WORK/ckpt" \
