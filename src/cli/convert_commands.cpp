@@ -83,7 +83,8 @@ void run_model_policy(const ConvertArgs& a, const std::string& ckpt) {
   }
   if (!fs::is_directory(ckpt))
     throw CliError("--policy " + a.policy + ": no such checkpoint folder");
-  read_file(a.program);  // a missing program is the user's error, before the model loads
+  std::string task =
+      read_file(a.program);  // a missing program: the user's error, before the model loads
   fs::path dir = fs::temp_directory_path() / ("drtriton-samples-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   auto number = [](double v) {
@@ -123,7 +124,7 @@ void run_model_policy(const ConvertArgs& a, const std::string& ckpt) {
   }
   std::vector<VerifyRequest> requests(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) {
-    requests[i].task = read_file(a.program);
+    requests[i].task = task;
     requests[i].candidate = sources[i];
     requests[i].options.device = verify_device(a, gpu);
   }

@@ -109,6 +109,24 @@ json verify_sandboxed(VerifyRequest request, const std::string& cache_path,
                       const std::string& worker_command, double timeout_s,
                       const std::string& sandbox);
 
+// The verdicts of `requests` (one device kind, not empty) from one pool of `workers`.
+std::vector<json> verify_requests(const std::vector<VerifyRequest>& requests,
+                                  const std::string& cache_path, const std::string& worker_command,
+                                  double timeout_s, const std::string& sandbox, int workers) {
+  PoolConfig config = worker_config(worker_command, sandbox);
+  config.devices.assign(workers, requests[0].options.device == "cuda" ? "cuda:0" : "cpu");
+  config.run_timeout_s = timeout_s;
+  config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
+  std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
+  WorkerPool pool(config);
+  Verifier verifier(pool, cache.get());
+  try {
+    return verifier.verify_batch(requests);
+  } catch (const RequestError& e) {
+    throw CLI::ValidationError(e.what());  // a source that is not UTF-8: exit 2
+  }
+}
+
 struct VerifyArgs {
   std::string task, candidate, device, cache, worker_command, sandbox = "auto";
   bool strict = false, eval_mode = false, json = false;
@@ -346,17 +364,9 @@ json verify_once(VerifyRequest request, const std::string& cache_path,
 
 std::vector<json> verify_many(const std::vector<VerifyRequest>& requests,
                               const std::string& cache_path, double timeout_s) {
-  if (requests.empty()) return {};
-  PoolConfig config = worker_config("", "auto");
   int workers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
-  workers = std::min<int>(workers, requests.size());
-  config.devices.assign(workers, requests[0].options.device == "cuda" ? "cuda:0" : "cpu");
-  config.run_timeout_s = timeout_s;
-  config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
-  std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
-  WorkerPool pool(config);
-  Verifier verifier(pool, cache.get());
-  return verifier.verify_batch(requests);
+  return verify_requests(requests, cache_path, "", timeout_s, "auto",
+                         std::min<int>(workers, requests.size()));
 }
 
 namespace {
@@ -365,18 +375,7 @@ json verify_sandboxed(VerifyRequest request, const std::string& cache_path,
                       const std::string& worker_command, double timeout_s,
                       const std::string& sandbox) {
   if (request.options.device.empty()) request.options.device = list_gpus().empty() ? "cpu" : "cuda";
-  PoolConfig config = worker_config(worker_command, sandbox);
-  config.devices = {request.options.device == "cuda" ? "cuda:0" : "cpu"};
-  config.run_timeout_s = timeout_s;
-  config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
-  std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
-  WorkerPool pool(config);
-  Verifier verifier(pool, cache.get());
-  try {
-    return verifier.verify(request);
-  } catch (const RequestError& e) {
-    throw CLI::ValidationError(e.what());  // a source that is not UTF-8: exit 2
-  }
+  return verify_requests({request}, cache_path, worker_command, timeout_s, sandbox, 1).front();
 }
 
 }  // namespace

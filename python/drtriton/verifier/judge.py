@@ -51,10 +51,6 @@ STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
 CPU_COMPILE_DEADLINE_S = 30.0
 CANDIDATE_FILE = "candidate.py"  # in the request's folder; the audit hook knows it by this name
 SAMPLED_RUNS = 3  # timed runs whose outputs are checked, besides the last one
-# Share of timed runs whose module state is compared (every checked forward's is, and the
-# state after the last timed run): a cache kept across runs must live through more than
-# half of them to move the median, so a random quarter finds it all but surely.
-STATE_CHECKED_SHARE = 0.25
 CONDITION_LIMIT = 1e-5  # structured sets where the task is worse conditioned are not judged
 
 
@@ -152,14 +148,9 @@ def _to(obj, device, dtype64=False):
 class Call:
     """One forward of the candidate that a stage asks for."""
 
-    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None, state=True,
-                 baseline=None):
+    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None):
         self.model, self.args, self.check = model, args, check
         self.noop, self.around, self.sleep_ms = noop, around, sleep_ms
-        # Module state is compared before and after the forward (`state`), and both with
-        # `baseline` when given: state taken before a run of forwards, so a cache kept from
-        # an earlier forward shows too.
-        self.state, self.baseline = state, baseline
 
 
 class Forward:
@@ -273,7 +264,7 @@ class _Judgement:
         # time); nothing the candidate can see tells the two apart, and a torch op it ran
         # only sometimes would show in the checked forwards.
         recorder = torch_ops.OpRecorder() if call.check else contextlib.nullcontext()
-        before = _module_state(call.model) if call.state else None
+        before = _module_state(call.model)
         sleep_ms = self.sleep_ms if call.sleep_ms is None else call.sleep_ms
         with self.guarded(), torch.no_grad(), inputs_mod.nan_uninitialized_memory(call.check), \
                 launch_hook.counting(call.noop, call.around) as counts:
@@ -288,10 +279,7 @@ class _Judgement:
                 f.error = e
         f.counts = dict(counts)
         f.ops = recorder.counts if call.check else {}
-        if call.state:
-            after = _module_state(call.model)
-            reference = before if call.baseline is None else call.baseline
-            f.state_changes = sorted(set(_state_changes(reference, before) + _state_changes(reference, after)))
+        f.state_changes = _state_changes(before, _module_state(call.model))
         return f
 
     def check_forward(self, f, stage, where):
@@ -665,11 +653,9 @@ class _Judgement:
             times, run, start = [], 0, time.perf_counter()
             warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
             host_ms = 0.0
-            baseline = _module_state(self.cand_model)
             while run < warmup or not self.ctx.timer.enough(len(times), time.perf_counter() - start):
                 inputs_mod.redraw_(args, nonneg, generator, run)
-                state = run < warmup or self.random.random() < STATE_CHECKED_SHARE
-                f = yield Call(self.cand_model, args, check=False, state=state, baseline=baseline)
+                f = yield Call(self.cand_model, args, check=False)
                 where = f"in timed run {run + 1}"
                 if f.error is not None:
                     raise Reject("timed", f"forward failed {where}: " + describe(f.error, self.cand_path),
@@ -687,10 +673,6 @@ class _Judgement:
                         sample = (run + 1, _clone(args), _clone(f.out))
                         samples[slot:slot + 1] = [sample]
                 run += 1
-            changed = _state_changes(baseline, _module_state(self.cand_model))
-            if changed:
-                raise Reject("timed", f"ModelNew.forward assigned module state ({', '.join(changed[:3])}) "
-                                      f"in the timed runs: state kept across calls is refused")
             last = [] if samples and samples[-1][0] == run else [(run, _clone(args), _clone(f.out))]
             cand_stats = timing.summarize(times)
             if self.device.type == "cuda":
