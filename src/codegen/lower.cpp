@@ -865,7 +865,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     }
     return vars;
   };
-  // Tiles of about 4096 elements: whole rows when they fit, several rows when they are short.
+  // Tiles of about knobs.tile_elements (4096): whole rows when they fit, several rows when short.
   forward_.push_back("BLOCK_M, BLOCK_R = _tile(" + rows_py + ", " + cols_py + ")");
   if (!split) {
     std::vector<std::string> vars = store_results(k, finish(k, part));
