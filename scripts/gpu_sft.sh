@@ -15,6 +15,7 @@
 #   there: bash scripts/gpu_sft.sh        (carry .deps)
 #          PAIRS_MINUTES=8 TRAIN_MINUTES=0 bash scripts/gpu_sft.sh        (pairs only)
 #          PAIRS=.data/pairs.jsonl.gz TRAIN_MINUTES=5 bash scripts/gpu_sft.sh   (carry .deps, .data)
+#          PAIRS=... PAIRS_MINUTES_MORE=3 PAIRS_SEED=3 ...   (add chunks from seed 3 on)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu_build.sh
@@ -28,14 +29,18 @@ SAMPLES=${SAMPLES:-8}
 WORK=/tmp/drtriton-sft
 mkdir -p "$WORK"
 
+# PAIRS: pairs made before (carried in); new chunks are added for PAIRS_MINUTES_MORE,
+# from seed PAIRS_SEED on (set it past the chunks PAIRS already holds).
+: > "$WORK/pairs.jsonl"
 if [ -n "${PAIRS:-}" ]; then
   case "$PAIRS" in *.gz) gunzip -c "$PAIRS" ;; *) cat "$PAIRS" ;; esac > "$WORK/pairs.jsonl"
-else
+  PAIRS_MINUTES=${PAIRS_MINUTES_MORE:-0}
+fi
+if [ "$PAIRS_MINUTES" != 0 ]; then
   # Chunks of PAIRS_CHUNK programs, each its own seed, until PAIRS_MINUTES are spent: a
   # chunk that would not finish is never started, and every finished chunk counts.
   echo "== pairs: chunks of $PAIRS_CHUNK programs of difficulty 1:3 for $PAIRS_MINUTES min"
-  : > "$WORK/pairs.jsonl"
-  start=$(date +%s) chunk_s=0 seed=1
+  start=$(date +%s) chunk_s=0 seed=${PAIRS_SEED:-1}
   while [ $(( $(date +%s) - start + chunk_s )) -lt $((PAIRS_MINUTES * 60)) ]; do
     t0=$(date +%s)
     build/drtriton pairs --count "$PAIRS_CHUNK" --difficulty 1:3 --variants 2 --device cuda \
@@ -54,10 +59,18 @@ echo "pairs: $(wc -l < "$WORK/pairs.jsonl")"
 echo "== sft: small model from scratch, $TRAIN_MINUTES min"
 python3 -m drtriton.learn.sft --model small --data "$WORK/pairs.jsonl" --out "$WORK/ckpt" \
   --max_len 4096 --batch_size 16 --max_steps 100000 --max_minutes "$TRAIN_MINUTES" \
-  --warmup_steps 100 --eval_every 200 --save_every 100000 > "$OUT/sft.log" 2>&1
+  --warmup_steps 100 --eval_every 100 --save_every 100000 --dropout "${DROPOUT:-0.1}" \
+  > "$OUT/sft.log" 2>&1
 grep -v "it/s\]" "$OUT/sft.log" | tail -8
-# the save_pretrained files (44 MB), not the optimizer state (twice that): what travels back
-(cd "$WORK" && tar -cf "$OUT/ckpt.tar" --exclude trainer_state.pt ckpt)
+# The model of the lowest held-out loss is the one evaluated and sent back (44 MB), with the
+# metrics and plot; not the last model nor the optimizer state (twice the model).
+MODEL="$WORK/ckpt/best"
+[ -d "$MODEL" ] || MODEL="$WORK/ckpt"
+echo "evaluated model: $MODEL $(cat "$MODEL/best.json" 2>/dev/null)"
+rm -rf "$WORK/ship" && mkdir -p "$WORK/ship/ckpt"
+cp "$MODEL"/*.json "$MODEL"/*.safetensors "$WORK/ckpt/metrics.jsonl" "$WORK/ckpt/loss.png" \
+  "$WORK/ship/ckpt/"
+tar -cf "$OUT/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$OUT/ckpt.tar"
 
 echo "== held-out suites"
 build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" > /dev/null 2>&1
@@ -70,6 +83,6 @@ with open(sys.argv[3], "w") as f:
         if r["difficulty"] == int(sys.argv[2]):
             f.write(json.dumps(r) + "\n")
 PY
-  python3 -m drtriton.learn.evaluate --ckpt "$WORK/ckpt" --suite "$WORK/suite_d$d.jsonl" \
-    --samples "$SAMPLES" --binary build/drtriton --device cuda --out "$OUT/eval_d$d.json" 2>&1 | tail -12
+  python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --suite "$WORK/suite_d$d.jsonl" \
+    --samples "$SAMPLES" --binary build/drtriton --device cuda --workers 14 --out "$OUT/eval_d$d.json" 2>&1 | tail -12
 done

@@ -219,6 +219,17 @@ def test_resume_is_exact(pairs_file, trained, tmp_path):
     assert all(torch.equal(resumed[k], uninterrupted[k]) for k in uninterrupted)
 
 
+def test_best_holds_the_lowest_held_out_loss(trained):
+    evals = losses(trained, "eval_loss")
+    step, loss = min(evals, key=lambda e: e[1])
+    with open(os.path.join(trained, "best", "best.json")) as f:
+        assert json.load(f) == {"step": step, "eval_loss": loss}
+    best = load_file(os.path.join(trained, "best", "model.safetensors"))
+    last = load_file(os.path.join(trained, "model.safetensors"))
+    assert best.keys() == last.keys()
+    assert any(not torch.equal(best[k], last[k]) for k in last) == (step != evals[-1][0])
+
+
 def test_command_line_overrides(pairs_file, tmp_path):
     config, resume = sft.parse_args(["--data", pairs_file, "--out", str(tmp_path),
                                      "--lr", "1e-3", "--no-bf16", "--max_steps", "7"])

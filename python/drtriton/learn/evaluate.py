@@ -5,7 +5,7 @@ warm-up is for, and the baseline reinforcement learning starts from.
         --binary build/drtriton --device cpu|cuda --out report.json
 
 SUITE.jsonl is `drtriton synth` output (fields "id" and "pytorch"). Each program gets N
-sampled completions; those with an answer (prompt.parse_answer) go to `drtriton serve`
+completions, the first decoded greedily and the rest sampled (--no-greedy-first: all sampled); those with an answer (prompt.parse_answer) go to `drtriton serve`
 (POST /verify_batch, torch.compile not timed: the report is about correctness). The report:
 the share of programs whose first sample passes, the share with any of N passing (pass@N),
 and every rejected sample counted by the stage that rejected it ("unparsed" when there was
@@ -95,6 +95,8 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--temperature", type=float, default=0.8, help="0: greedy")
     parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--greedy-first", action=argparse.BooleanOptionalAction, default=True,
+                        help="decode each program's first sample greedily, the rest sampled")
     parser.add_argument("--max-new-tokens", type=int, default=2048)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-size", type=int, default=None,
@@ -113,8 +115,15 @@ def main(argv=None):
     tasks = load_suite(args.suite, args.limit)
     policy = ModelPolicy(args.ckpt, args.device)
     batch_size = args.batch_size or (256 if args.device == "cuda" else 32)
-    completions = policy.generate([t["pytorch"] for t in tasks], args.samples, args.temperature,
-                                  args.top_p, args.max_new_tokens, batch_size, seed=args.seed)
+    sources = [t["pytorch"] for t in tasks]
+    sampled = args.samples - 1 if args.greedy_first else args.samples
+    completions = [[] for _ in tasks]
+    if args.greedy_first:
+        completions = policy.generate(sources, 1, 0.0, 1.0, args.max_new_tokens, batch_size)
+    if sampled > 0:
+        more = policy.generate(sources, sampled, args.temperature, args.top_p,
+                               args.max_new_tokens, batch_size, seed=args.seed)
+        completions = [mine + extra for mine, extra in zip(completions, more)]
     serve_args = []
     if args.workers:
         serve_args += ["--workers-per-gpu", str(args.workers)]

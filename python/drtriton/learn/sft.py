@@ -8,13 +8,15 @@ kernels from (program, verified solution) pairs before reinforcement learning st
 Every field of Config is a flag of the same name (--help lists them). Loss on the answer
 tokens only. CKPT is a save_pretrained directory (model and tokenizer) plus
 trainer_state.pt (optimizer, scheduler, step, data cursor, every process's RNG states),
-train_config.json, metrics.jsonl and loss.png; --resume continues from it exactly, with
+train_config.json, metrics.jsonl, loss.png, and best/ (the save_pretrained files of the
+lowest held-out loss, with best.json naming its step); --resume continues from it exactly, with
 the flags given then overriding the saved configuration.
 """
 
 import argparse
 import contextlib
 import json
+import math
 import os
 import random
 import time
@@ -35,6 +37,7 @@ from . import data, model as model_lib, tokenizer as tokenizer_lib
 STATE_FILE = "trainer_state.pt"
 CONFIG_FILE = "train_config.json"
 METRICS_FILE = "metrics.jsonl"
+BEST_DIR = "best"  # the model of the lowest held-out loss (save_pretrained files)
 
 
 def option(default, help):
@@ -217,6 +220,7 @@ class Trainer:
                   f"{env.world} process(es) on {env.device.type}", flush=True)
 
         self.step, self.order = 0, data.DataOrder(len(self.train_set), cfg.seed)
+        self.best_eval_loss = math.inf
         if state is not None:
             self.restore(state)
         elif env.main:
@@ -227,6 +231,7 @@ class Trainer:
                                  options=StateDictOptions(full_state_dict=True))
         self.scheduler.load_state_dict(state["scheduler"])
         self.step, self.order.cursor = state["step"], state["cursor"]
+        self.best_eval_loss = state.get("best_eval_loss", math.inf)
         if len(state["rng"]) == self.env.world:
             set_rng_state(state["rng"][self.env.rank])
         elif self.env.main:
@@ -289,29 +294,48 @@ class Trainer:
             self.model.reshard()
         return env.sum(loss_sum) / max(env.sum(tokens), 1)
 
+    def export(self, directory: str):
+        """save_pretrained files of the model and tokenizer (every process must call it)."""
+        model_state = None
+        if self.cfg.fsdp:  # gathered by name, so a tied weight comes twice; save_pretrained wants it once
+            options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+            model_state = get_model_state_dict(self.model, options=options)
+            tied = ({n for n, _ in self.model.named_parameters(remove_duplicate=False)}
+                    - {n for n, _ in self.model.named_parameters()})
+            model_state = {k: v for k, v in model_state.items() if k not in tied}
+        if self.env.main:
+            ddp = isinstance(self.model, DistributedDataParallel)
+            model = self.model.module if ddp else self.model
+            model.save_pretrained(directory, state_dict=model_state)
+            self.tokenizer.save_pretrained(directory)
+
     def save(self):
         """Writes the checkpoint; trainer_state.pt last, so a complete one marks it whole."""
         cfg, env = self.cfg, self.env
         options = StateDictOptions(full_state_dict=True, cpu_offload=True)
         optimizer_state = get_optimizer_state_dict(self.model, self.optimizer, options=options)
-        model_state = None
-        if cfg.fsdp:  # gathered by name, so a tied weight comes twice; save_pretrained wants it once
-            model_state = get_model_state_dict(self.model, options=options)
-            tied = ({n for n, _ in self.model.named_parameters(remove_duplicate=False)}
-                    - {n for n, _ in self.model.named_parameters()})
-            model_state = {k: v for k, v in model_state.items() if k not in tied}
+        self.export(cfg.out)
         rng = env.gather(rng_state())
         if env.main:
-            ddp = isinstance(self.model, DistributedDataParallel)
-            model = self.model.module if ddp else self.model
-            model.save_pretrained(cfg.out, state_dict=model_state)
-            self.tokenizer.save_pretrained(cfg.out)
             state = {"step": self.step, "cursor": self.order.cursor, "rng": rng,
+                     "best_eval_loss": self.best_eval_loss,
                      "optimizer": optimizer_state, "scheduler": self.scheduler.state_dict()}
             path = os.path.join(cfg.out, STATE_FILE)
             torch.save(state, path + ".tmp")
             os.replace(path + ".tmp", path)
         env.barrier()
+
+    def held_out_evaluation(self):
+        """Logs the held-out loss; the lowest so far is exported to out/best, because a small
+        data set is memorized long before the time budget ends."""
+        loss = self.evaluate()
+        self.log({"step": self.step, "eval_loss": loss})
+        if loss < self.best_eval_loss:
+            self.best_eval_loss = loss
+            self.export(os.path.join(self.cfg.out, BEST_DIR))
+            if self.env.main:
+                with open(os.path.join(self.cfg.out, BEST_DIR, "best.json"), "w") as f:
+                    json.dump({"step": self.step, "eval_loss": loss}, f)
 
     def log(self, record: dict):
         if self.env.main:
@@ -333,7 +357,7 @@ class Trainer:
                 self.log({"step": self.step, "loss": loss, "lr": lr,
                           "elapsed_s": round(time.time() - start, 3)})
             if self.held_set and (self.step % cfg.eval_every == 0 or last):
-                self.log({"step": self.step, "eval_loss": self.evaluate()})
+                self.held_out_evaluation()
             out_of_time = cfg.max_minutes > 0 and env.sum(
                 float(time.time() - start >= cfg.max_minutes * 60)) > 0
             if self.step % cfg.save_every == 0 or last or out_of_time:
