@@ -372,3 +372,33 @@ def test_poison_reaches_every_free_cuda_block():
     torch.cuda.synchronize()
     for n, t in zip(sizes, again):
         assert torch.isnan(t).all(), f"{n} floats: {int((~torch.isnan(t)).sum())} stale values left"
+
+
+def test_gpu_lock_is_kept_over_a_few_runs_then_handed_over(tmp_path, monkeypatch):
+    """GpuLock is plain flock: two instances stand for two workers on one GPU."""
+    import fcntl
+    from drtriton.verifier import timing
+    path = tmp_path / "gpu.lock"
+    path.touch()
+    monkeypatch.setenv("DRTRITON_GPU_LOCK", str(path))
+    mine, other = timing.GpuLock(0), timing.GpuLock(0)
+
+    def other_can_take():
+        try:
+            fcntl.flock(other.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(other.fd, fcntl.LOCK_UN)
+        return True
+
+    for run in range(timing.GpuLock.RUNS_PER_HOLD):
+        with mine.held():
+            assert not other_can_take()
+        assert other_can_take() == (run == timing.GpuLock.RUNS_PER_HOLD - 1)
+    with mine.held():
+        pass
+    assert not other_can_take()  # kept between runs of one loop
+    mine.release()  # the loop's end
+    assert other_can_take()
+    mine.release()  # twice is harmless
+    assert mine.held_s > 0 and mine.wait_s >= 0

@@ -639,48 +639,52 @@ class _Judgement:
         samples = []  # (run, inputs, output) of SAMPLED_RUNS runs drawn uniformly (reservoir)
         lock = self.ctx.timer.lock
         lock_before = (lock.wait_s, lock.held_s) if lock else None
-        with torch.no_grad():
-            if reference is None:
-                eager_stats, _ = self.ctx.timer.bench(eager_fn)
-                compile_stats = self.ctx.timer.bench(compiled_fn)[0] if compiled_fn else None
-                reference = {
-                    "eager": eager_stats, "compile": compile_stats, "compile_note": compile_note,
-                    "device": self.ctx.device_name, "versions": self.ctx.versions,
-                    "inputs": inputs_mod.signature(self.sets[0]), "mode": self.v["mode"]["judged"],
-                    "inputs_shrunk": self.v["checks"]["inputs_shrunk"],
-                    "compile_first_call_ms": getattr(self, "compile_ms", None),
-                }
-            times, run, start = [], 0, time.perf_counter()
-            warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
-            host_ms = 0.0
-            while run < warmup or not self.ctx.timer.enough(len(times), time.perf_counter() - start):
-                inputs_mod.redraw_(args, nonneg, generator, run)
-                f = yield Call(self.cand_model, args, check=False)
-                where = f"in timed run {run + 1}"
-                if f.error is not None:
-                    raise Reject("timed", f"forward failed {where}: " + describe(f.error, self.cand_path),
-                                 detail=_exception_detail(f.error))
-                self.check_forward(f, "timed", where)
-                if run < warmup:
-                    if run > 0:  # the first call may still compile or autotune
-                        host_ms = max(host_ms, f.host_ms)
-                    self.sleep_ms = self.ctx.timer.sleep_ms_for(host_ms)
-                else:
-                    times.append(f.ms)
-                    k = len(times) - 1
-                    slot = k if k < SAMPLED_RUNS else self.random.randrange(k + 1)
-                    if slot < SAMPLED_RUNS:
-                        sample = (run + 1, _clone(args), _clone(f.out))
-                        samples[slot:slot + 1] = [sample]
-                run += 1
-            last = [] if samples and samples[-1][0] == run else [(run, _clone(args), _clone(f.out))]
-            cand_stats = timing.summarize(times)
-            if self.device.type == "cuda":
-                share = timing.KernelShare(set(self.keys.values()))
-                f = yield Call(self.cand_model, args, check=False, around=(share.before, share.after),
-                               sleep_ms=min(4 * self.sleep_ms + 1.0, 60.0))
-                if f.error is None and f.ms:
-                    self.v["own_kernel_share"] = share.share(f.ms)
+        try:  # the timing loops keep the GPU lock over a few runs; never past this stage
+            with torch.no_grad():
+                if reference is None:
+                    eager_stats, _ = self.ctx.timer.bench(eager_fn)
+                    compile_stats = self.ctx.timer.bench(compiled_fn)[0] if compiled_fn else None
+                    reference = {
+                        "eager": eager_stats, "compile": compile_stats, "compile_note": compile_note,
+                        "device": self.ctx.device_name, "versions": self.ctx.versions,
+                        "inputs": inputs_mod.signature(self.sets[0]), "mode": self.v["mode"]["judged"],
+                        "inputs_shrunk": self.v["checks"]["inputs_shrunk"],
+                        "compile_first_call_ms": getattr(self, "compile_ms", None),
+                    }
+                times, run, start = [], 0, time.perf_counter()
+                warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
+                host_ms = 0.0
+                while run < warmup or not self.ctx.timer.enough(len(times), time.perf_counter() - start):
+                    inputs_mod.redraw_(args, nonneg, generator, run)
+                    f = yield Call(self.cand_model, args, check=False)
+                    where = f"in timed run {run + 1}"
+                    if f.error is not None:
+                        raise Reject("timed", f"forward failed {where}: " + describe(f.error, self.cand_path),
+                                     detail=_exception_detail(f.error))
+                    self.check_forward(f, "timed", where)
+                    if run < warmup:
+                        if run > 0:  # the first call may still compile or autotune
+                            host_ms = max(host_ms, f.host_ms)
+                        self.sleep_ms = self.ctx.timer.sleep_ms_for(host_ms)
+                    else:
+                        times.append(f.ms)
+                        k = len(times) - 1
+                        slot = k if k < SAMPLED_RUNS else self.random.randrange(k + 1)
+                        if slot < SAMPLED_RUNS:
+                            sample = (run + 1, _clone(args), _clone(f.out))
+                            samples[slot:slot + 1] = [sample]
+                    run += 1
+                last = [] if samples and samples[-1][0] == run else [(run, _clone(args), _clone(f.out))]
+                cand_stats = timing.summarize(times)
+                if self.device.type == "cuda":
+                    share = timing.KernelShare(set(self.keys.values()))
+                    f = yield Call(self.cand_model, args, check=False, around=(share.before, share.after),
+                                   sleep_ms=min(4 * self.sleep_ms + 1.0, 60.0))
+                    if f.error is None and f.ms:
+                        self.v["own_kernel_share"] = share.share(f.ms)
+        finally:
+            if lock:
+                lock.release()
         if lock:
             self.v["seconds"]["lock_wait"] = lock.wait_s - lock_before[0]
             self.v["seconds"]["lock_held"] = lock.held_s - lock_before[1]
@@ -742,6 +746,8 @@ class _Judgement:
         return (lambda: compiled(*t_inputs)), None
 
     def cleanup(self):
+        if self.ctx.timer.lock:  # a stage that ended in a way its own release missed
+            self.ctx.timer.lock.release()
         for name in self.module_names:
             sys.modules.pop(name, None)
         if self.compiled:

@@ -10,8 +10,8 @@ from one run into the next. The events then measure GPU time, as Triton's do_ben
 does: Python launch overhead (tens of microseconds under gVisor) would otherwise swamp
 microsecond kernels and make every figure depend on the host's load. Runs continue until there
 are MIN_RUNS of them or MIN_SECONDS have passed (at least 10). Two workers on one GPU
-never time a run at once: each timed run holds an exclusive flock (GpuLock) on the file the
-service names in DRTRITON_GPU_LOCK.
+never time a run at once: timed runs hold an exclusive flock (GpuLock) on the file the
+service names in DRTRITON_GPU_LOCK, a few runs of one loop at a time.
 
 CPU: time.perf_counter around each run, CPU_RUNS runs; reported as such
 ("device_kind": "cpu-wallclock", flag cpu_timing).
@@ -105,10 +105,13 @@ class CudaTimer:
             _synchronize()
         times = []
         start = _perf_counter()
-        while not self.enough(len(times), _perf_counter() - start):
-            with self.span(self.sleep_ms_for(host_ms), exclusive=True) as run:
-                out = fn()
-            times.append(run["ms"])
+        try:
+            while not self.enough(len(times), _perf_counter() - start):
+                with self.span(self.sleep_ms_for(host_ms), exclusive=True) as run:
+                    out = fn()
+                times.append(run["ms"])
+        finally:
+            self.lock.release()
         return summarize(times), out
 
     @staticmethod
@@ -182,12 +185,17 @@ class CpuTimer:
 
 
 class GpuLock:
-    """Exclusive lock on one GPU's timed runs, shared by every worker on the machine, taken
-    for one run at a time (a span), so the host work between runs (checks, fresh inputs)
-    of one worker overlaps with other workers' timed runs. The service makes the lock file
-    and names it in DRTRITON_GPU_LOCK (a sandboxed worker cannot create files outside its
-    scratch folder); flock needs only a read-only descriptor. `wait_s` and `held_s` add up
-    the time spent waiting for it and holding it."""
+    """Exclusive lock on one GPU's timed runs, shared by every worker on the machine. The
+    service makes the lock file and names it in DRTRITON_GPU_LOCK (a sandboxed worker cannot
+    create files outside its scratch folder); flock needs only a read-only descriptor.
+
+    A worker keeps the lock over RUNS_PER_HOLD runs of one timing loop, then hands it over:
+    one hand-over per run cost more than the host work between runs that it let other
+    workers overlap. A loop calls release() when it ends, so the lock is never kept across
+    the checks between stages. `wait_s` and `held_s` add up the time spent waiting for it
+    and holding it."""
+
+    RUNS_PER_HOLD = 16
 
     def __init__(self, index):
         path = os.environ.get("DRTRITON_GPU_LOCK")
@@ -196,15 +204,27 @@ class GpuLock:
         else:  # a worker started by hand (verifier/client.py)
             self.fd = os.open(f"/tmp/drtriton-gpu-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         self.wait_s = self.held_s = 0.0
+        self.since = None  # when this worker took the lock; None while another may hold it
+        self.runs = 0
 
     @contextlib.contextmanager
     def held(self):
-        t0 = _perf_counter()
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        t1 = _perf_counter()
+        """One run under the lock: taken if this worker does not hold it yet, handed over
+        after RUNS_PER_HOLD runs."""
+        if self.since is None:
+            t0 = _perf_counter()
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            self.since, self.runs = _perf_counter(), 0
+            self.wait_s += self.since - t0
         try:
             yield
         finally:
+            self.runs += 1
+            if self.runs >= self.RUNS_PER_HOLD:
+                self.release()
+
+    def release(self):
+        if self.since is not None:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
-            self.wait_s += t1 - t0
-            self.held_s += _perf_counter() - t1
+            self.held_s += _perf_counter() - self.since
+            self.since = None
