@@ -6,10 +6,10 @@
 #      TRAIN_MINUTES=0 stops there (a call of pairs only),
 #   3. `python -m drtriton.learn.sft --model small` for TRAIN_MINUTES,
 #   4. `python -m drtriton.learn.evaluate` on the held-out suites (`drtriton synth --suite`,
-#      fixed seeds, never trained on): EVAL_PROGRAMS programs of difficulty 1, 2 and 5,
-#      SAMPLES samples each,
-# then prints one table. $OUT gets pairs.jsonl.gz, ckpt.tar (the save_pretrained directory,
-# with metrics.jsonl and loss.png, without the optimizer state), eval_d*.json and sft.log.
+#      fixed seeds, never trained on): EVAL_PROGRAMS programs of difficulty 1, 2 and 5, and
+#      the repo's hand-written programs, SAMPLES samples each (the first greedy),
+# then prints one table. $OUT gets pairs.jsonl.gz, ckpt.tar (the save_pretrained files of the
+# lowest held-out loss, with metrics.jsonl and loss.png), eval.json and sft.log.
 # Measured in a first smoke run (docs/results/sft_h200.md): `small` trains at 12 steps/s at
 # batch 16; 25 of 213 pairs were over 3072 tokens.
 #   there: bash scripts/gpu_sft.sh        (carry .deps)
@@ -74,15 +74,22 @@ tar -cf "$OUT/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$OUT/ckpt.tar"
 
 echo "== held-out suites"
 build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" > /dev/null 2>&1
-for d in 1 2 5; do
-  python3 - "$WORK/suite/suite.jsonl" "$d" "$WORK/suite_d$d.jsonl" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-with open(sys.argv[3], "w") as f:
-    for r in rows:
-        if r["difficulty"] == int(sys.argv[2]):
-            f.write(json.dumps(r) + "\n")
+# The synthetic suites of difficulty 1, 2 and 5, and the hand-written programs of the repo
+# that the compiler solves (examples/, tests/python/programs/): one JSONL each.
+python3 - "$WORK" <<'PY'
+import glob, json, os, sys
+work = sys.argv[1]
+rows = [json.loads(line) for line in open(f"{work}/suite/suite.jsonl")]
+for d in (1, 2, 5):
+    with open(f"{work}/d{d}.jsonl", "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
+real = sorted(glob.glob("examples/*.py") + glob.glob("tests/python/programs/convert/*.py"))
+real += [f"tests/python/programs/{n}.py" for n in ("conv_bn_relu", "gpu_sized", "linear_gelu")]
+with open(f"{work}/real.jsonl", "w") as f:
+    for path in real:
+        f.write(json.dumps({"id": path, "pytorch": open(path).read()}) + "\n")
 PY
-  python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --suite "$WORK/suite_d$d.jsonl" \
-    --samples "$SAMPLES" --binary build/drtriton --device cuda --workers 14 --out "$OUT/eval_d$d.json" 2>&1 | tail -12
-done
+python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
+  --device cuda --workers 14 --out "$OUT/eval.json" \
+  --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" --suite "$WORK/d5.jsonl" \
+  --suite "$WORK/real.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -12

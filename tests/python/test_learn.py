@@ -302,13 +302,19 @@ def test_two_processes_match_accumulation(sharding, pairs_file, tmp_path):
 def test_evaluate_untrained_model_is_all_unparsed(trained, pairs_file, capsys, tmp_path):
     suite = os.path.join(os.path.dirname(pairs_file), "suite.jsonl")
     report_path = tmp_path / "report.json"
-    evaluate.main(["--ckpt", trained, "--suite", suite, "--limit", "2", "--samples", "2",
+    evaluate.main(["--ckpt", trained, "--suite", suite, "--suite", f"again={suite}",
+                   "--limit", "2", "--samples", "2",
                    "--max-new-tokens", "8", "--binary", BIN, "--device", "cpu",
                    "--out", str(report_path)])
-    report = json.loads(report_path.read_text())
-    assert (report["programs"], report["samples_per_program"]) == (2, 2)
-    assert report["pass_at_n"] == 0 and report["rejected_by_stage"]["unparsed"] == 4
-    assert "pass@2" in capsys.readouterr().out.splitlines()[2]
+    reports = json.loads(report_path.read_text())["suites"]
+    assert list(reports) == ["suite", "again"]  # judged together, reported one by one
+    for report in reports.values():
+        assert (report["programs"], report["samples_per_program"]) == (2, 2)
+        assert report["pass_at_n"] == 0 and report["rejected_by_stage"]["unparsed"] == 4
+    head, *rows = capsys.readouterr().out.splitlines()[:3]
+    assert head.split() == ["suite", "programs", "first", "sample", "pass@2", "unparsed"]
+    assert [row.split() for row in rows] == [["suite", "2", "0.0%", "0.0%", "4"],
+                                             ["again", "2", "0.0%", "0.0%", "4"]]
 
 
 def test_evaluate_judges_answers_with_the_verifier(pairs):

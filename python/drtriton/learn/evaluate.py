@@ -1,20 +1,23 @@
 """How often a checkpoint's answers pass the verifier, on a suite of programs: the number the
 warm-up is for, and the baseline reinforcement learning starts from.
 
-    python -m drtriton.learn.evaluate --ckpt CKPT --suite SUITE.jsonl [--limit K] --samples 8 \\
-        --binary build/drtriton --device cpu|cuda --out report.json
+    python -m drtriton.learn.evaluate --ckpt CKPT --suite [NAME=]SUITE.jsonl [--suite ...] \\
+        [--limit K] --samples 8 --binary build/drtriton --device cpu|cuda --out report.json
 
 SUITE.jsonl is `drtriton synth` output (fields "id" and "pytorch"). Each program gets N
-completions, the first decoded greedily and the rest sampled (--no-greedy-first: all sampled); those with an answer (prompt.parse_answer) go to `drtriton serve`
-(POST /verify_batch, torch.compile not timed: the report is about correctness). The report:
-the share of programs whose first sample passes, the share with any of N passing (pass@N),
-and every rejected sample counted by the stage that rejected it ("unparsed" when there was
-no answer to judge).
+completions, the first decoded greedily and the rest sampled (--no-greedy-first: all
+sampled). Those with an answer (prompt.parse_answer) go to `drtriton serve` (POST
+/verify_batch, torch.compile not timed: the report is about correctness). All suites are
+sampled and judged together, by one model and one service. The report holds, for each
+suite, the share of programs whose first sample passes, the share with any of N passing
+(pass@N), and every rejected sample counted by the stage that rejected it ("unparsed" when
+there was no answer to judge).
 """
 
 import argparse
 import json
 import os
+import time
 from collections import Counter
 
 import torch
@@ -34,8 +37,14 @@ def load_suite(path: str, limit: int | None = None) -> list[dict]:
 
 def judge(tasks: list[dict], completions: list[list[str]], binary: str, device: str,
           serve_args: tuple = ()) -> dict:
-    """The report for completions[i], the samples answering tasks[i]. Starts the service only
-    when some completion holds an answer."""
+    """The report for completions[i], the samples answering tasks[i]."""
+    return make_report(tasks, judge_outcomes(tasks, completions, binary, device, serve_args))
+
+
+def judge_outcomes(tasks: list[dict], completions: list[list[str]], binary: str, device: str,
+                   serve_args: tuple = ()) -> list[list[dict]]:
+    """Each sample's outcome: "passed", the stage that rejected it, or "unparsed". Starts the
+    service only when some completion holds an answer."""
     items, places = [], []
     for i, (task, samples) in enumerate(zip(tasks, completions)):
         for j, completion in enumerate(samples):
@@ -55,7 +64,7 @@ def judge(tasks: list[dict], completions: list[list[str]], binary: str, device: 
         outcome = "passed" if verdict["passed"] else verdict.get("failed_stage") or "none"
         outcomes[i][j] = {"outcome": outcome, "reason": verdict.get("reason", ""),
                           "speedup_eager": verdict.get("speedup_eager")}
-    return make_report(tasks, outcomes)
+    return outcomes
 
 
 def make_report(tasks: list[dict], outcomes: list[list[dict]]) -> dict:
@@ -76,22 +85,34 @@ def make_report(tasks: list[dict], outcomes: list[list[dict]]) -> dict:
     }
 
 
-def format_table(report: dict) -> str:
-    n = report["samples_per_program"]
-    lines = [f"programs           {report['programs']} ({n} samples each)",
-             f"first sample pass  {100 * report['first_sample_pass']:.1f}%",
-             f"pass@{n:<14}{100 * report['pass_at_n']:.1f}%",
-             "rejected samples by stage:"]
-    lines += [f"  {stage:<16} {count}" for stage, count in report["rejected_by_stage"].items()]
-    return "\n".join(lines)
+def format_table(reports: dict) -> str:
+    """One row per suite: programs, first-sample pass, pass@N, rejected samples by stage."""
+    n = max(r["samples_per_program"] for r in reports.values())
+    stages = [s for s in STAGES if any(r["rejected_by_stage"].get(s) for r in reports.values())]
+    head = ["suite", "programs", "first sample", f"pass@{n}", *stages]
+    rows = [[name, str(r["programs"]), f"{100 * r['first_sample_pass']:.1f}%",
+             f"{100 * r['pass_at_n']:.1f}%", *(str(r["rejected_by_stage"].get(s, 0)) for s in stages)]
+            for name, r in reports.items()]
+    widths = [max(len(row[i]) for row in [head] + rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+             for row in [head] + rows]
+    return "\n".join(lines) + "\n(rejected samples counted by the stage that rejected them)"
+
+
+def suite_name(path: str) -> tuple[str, str]:
+    """NAME=PATH, or PATH named by its file's stem."""
+    name, sep, rest = path.partition("=")
+    return (name, rest) if sep else (os.path.splitext(os.path.basename(path))[0], path)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m drtriton.learn.evaluate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ckpt", required=True, help="save_pretrained directory")
-    parser.add_argument("--suite", required=True, help="drtriton synth JSONL")
-    parser.add_argument("--limit", type=int, default=None, help="first K programs only")
+    parser.add_argument("--suite", required=True, action="append",
+                        help="[NAME=]SUITE.jsonl; repeat it for several suites, sampled and "
+                             "judged together and reported one by one")
+    parser.add_argument("--limit", type=int, default=None, help="first K programs of each suite")
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--temperature", type=float, default=0.8, help="0: greedy")
     parser.add_argument("--top-p", type=float, default=0.95)
@@ -112,9 +133,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     from .sample import ModelPolicy  # after parsing: --help needs no model stack
-    tasks = load_suite(args.suite, args.limit)
+    suites = {}
+    for spec in args.suite:
+        name, path = suite_name(spec)
+        suites[name] = load_suite(path, args.limit)
+    tasks = [task for suite in suites.values() for task in suite]
     policy = ModelPolicy(args.ckpt, args.device)
     batch_size = args.batch_size or (256 if args.device == "cuda" else 32)
+    started = time.time()
     sources = [t["pytorch"] for t in tasks]
     sampled = args.samples - 1 if args.greedy_first else args.samples
     completions = [[] for _ in tasks]
@@ -124,16 +150,25 @@ def main(argv=None):
         more = policy.generate(sources, sampled, args.temperature, args.top_p,
                                args.max_new_tokens, batch_size, seed=args.seed)
         completions = [mine + extra for mine, extra in zip(completions, more)]
+    sampled_at = time.time()
     serve_args = []
     if args.workers:
         serve_args += ["--workers-per-gpu", str(args.workers)]
     if args.cache:
         serve_args += ["--cache", args.cache]
-    report = judge(tasks, completions, args.binary, args.device, tuple(serve_args))
-    report["config"] = {k: v for k, v in vars(args).items() if k != "out"}
+    outcomes = judge_outcomes(tasks, completions, args.binary, args.device, tuple(serve_args))
+    reports, first = {}, 0
+    for name, suite in suites.items():
+        reports[name] = make_report(suite, outcomes[first:first + len(suite)])
+        first += len(suite)
+    result = {"suites": reports,
+              "seconds": {"sampling": round(sampled_at - started, 1),
+                          "verifying": round(time.time() - sampled_at, 1)},
+              "config": {k: v for k, v in vars(args).items() if k != "out"}}
     with open(args.out, "w") as f:
-        json.dump(report, f, indent=1)
-    print(format_table(report))
+        json.dump(result, f, indent=1)
+    print(format_table(reports))
+    print(f"sampling {result['seconds']['sampling']} s, verifying {result['seconds']['verifying']} s")
 
 
 if __name__ == "__main__":
