@@ -1,5 +1,5 @@
 """`drtriton serve` as a child process, for tests and benchmarks that judge many candidates
-in one batch: starts it on a free port, posts JSON, stops it.
+in one batch: starts it on a free port, posts JSON, stops it; or connects to one running elsewhere.
 
     with Service(binary, "--device", "cpu") as service:
         verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
@@ -11,6 +11,16 @@ import subprocess
 
 
 class Service:
+    @classmethod
+    def connect(cls, url):
+        """A service already running at http://HOST:PORT (started elsewhere; never stopped)."""
+        host, _, port = url.removeprefix("http://").rstrip("/").partition(":")
+        if not port.isdigit():
+            raise ValueError(f"service URL {url!r}: expected http://HOST:PORT")
+        service = cls.__new__(cls)
+        service.proc, service.host, service.port = None, host, int(port)
+        return service
+
     def __init__(self, binary, *args, cwd=None, ready_s=300):
         self.proc = subprocess.Popen([binary, "serve", "--port", "0", *args], cwd=cwd,
                                      stdout=subprocess.PIPE, text=True)
@@ -19,10 +29,10 @@ class Service:
         if "listening on http://127.0.0.1:" not in line:
             self.close()
             raise RuntimeError(f"drtriton serve did not start: {line!r}")
-        self.port = int(line.split("http://127.0.0.1:")[1].split()[0])
+        self.host, self.port = "127.0.0.1", int(line.split("http://127.0.0.1:")[1].split()[0])
 
     def post(self, path, body, timeout=3600):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
             conn.request("POST", path, body=json.dumps(body),
                          headers={"Content-Type": "application/json"})
@@ -35,7 +45,7 @@ class Service:
         return data
 
     def close(self):
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=60)
 

@@ -94,8 +94,13 @@ int run_python_module(const std::string& module, const std::vector<std::string>&
                       bool quiet_stdout) {
   std::string path = python_path();
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
-  std::string cmd =
-      "PYTHONPATH=" + shell_quote(path) + " " + shell_quote(python_executable()) + " -m " + module;
+  std::string cmd = "PYTHONPATH=" + shell_quote(path) + " ";
+  // The module runs this very binary where it needs one (synth, serve), unless told otherwise.
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!std::getenv("DRTRITON_BIN") && !ec)
+    cmd += "DRTRITON_BIN=" + shell_quote(self.string()) + " ";
+  cmd += shell_quote(python_executable()) + " -m " + module;
   for (const std::string& arg : args) cmd += " " + shell_quote(arg);
   if (quiet_stdout) cmd += " 1>&2";
   int status = std::system(cmd.c_str());

@@ -408,15 +408,6 @@ void print_report(const std::vector<Candidate>& candidates,
   std::printf("  missing (%zu): %s\n", missing.size(), missing.empty() ? "none" : list.c_str());
 }
 
-// Removes the run's scratch folder however the run ends.
-struct ScratchDir {
-  fs::path path;
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 void run_pairs(const PairsArgs& a) {
   if (a.out.empty()) throw CLI::ValidationError("--out", "is required");
   check_output_path(a.out);  // before minutes of work, not after
@@ -493,17 +484,25 @@ void add_learn_commands(CLI::App& app) {
   pairs->callback([a] { run_pairs(*a); });
 
   // The trainers are Python (PyTorch autograd, transformers): `drtriton train sft ARGS` is
-  // `python -m drtriton.learn.sft ARGS`, every argument (--help too) passed on unchanged.
-  auto* train = app.add_subcommand("train", "Train a policy (sft: the supervised warm-up)");
+  // `python -m drtriton.learn.sft ARGS` (and rl likewise), every argument (--help too)
+  // passed on unchanged.
+  auto* train = app.add_subcommand(
+      "train", "Train a policy (sft: the supervised warm-up; rl: curriculum RL, DRPO or GRPO)");
   train->require_subcommand(1);
-  auto* sft = train->add_subcommand(
-      "sft", "Supervised warm-up on pairs (python -m drtriton.learn.sft; --help lists its flags)");
-  sft->prefix_command();
-  sft->set_help_flag();
-  sft->callback([sft] {
-    int status = run_python_module("drtriton.learn.sft", sft->remaining());
-    if (status != 0) throw ExitStatus(status);
-  });
+  const std::pair<const char*, const char*> trainers[] = {
+      {"sft", "Supervised warm-up on pairs (python -m drtriton.learn.sft; --help lists its flags)"},
+      {"rl",
+       "Curriculum RL with the verifier as reward (python -m drtriton.learn.rl; --help lists "
+       "its flags)"}};
+  for (const auto& [name, help] : trainers) {
+    auto* trainer = train->add_subcommand(name, help);
+    trainer->prefix_command();
+    trainer->set_help_flag();
+    trainer->callback([trainer, module = std::string("drtriton.learn.") + name] {
+      int status = run_python_module(module, trainer->remaining());
+      if (status != 0) throw ExitStatus(status);
+    });
+  }
 }
 
 }  // namespace drtriton::cli

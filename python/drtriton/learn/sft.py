@@ -118,6 +118,15 @@ class Distributed:
             dist.destroy_process_group()
 
 
+def keep_metrics_until(path: str, step: int):
+    """Drops the metrics lines written after a checkpoint's step: a resumed run writes them
+    again."""
+    with open(path) as f:
+        kept = [line for line in f if json.loads(line)["step"] <= step]
+    with open(path, "w") as f:
+        f.writelines(kept)
+
+
 def rng_state() -> dict:
     return {"python": random.getstate(), "torch": torch.get_rng_state(),
             "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
@@ -237,12 +246,8 @@ class Trainer:
         elif self.env.main:
             print(f"sft: checkpoint of {len(state['rng'])} processes resumed on "
                   f"{self.env.world}: random states not restored", flush=True)
-        if self.env.main:  # lines written after the checkpoint are written again
-            path = os.path.join(self.cfg.out, METRICS_FILE)
-            with open(path) as f:
-                kept = [line for line in f if json.loads(line)["step"] <= self.step]
-            with open(path, "w") as f:
-                f.writelines(kept)
+        if self.env.main:
+            keep_metrics_until(os.path.join(self.cfg.out, METRICS_FILE), self.step)
 
     def autocast(self):
         return torch.autocast("cuda", dtype=torch.bfloat16,
@@ -402,12 +407,17 @@ def train(cfg: Config, resume: bool = False) -> dict:
         trainer.env.close()
 
 
-def parse_args(argv=None) -> tuple[Config, bool]:
-    parser = argparse.ArgumentParser(prog="python -m drtriton.learn.sft", description=__doc__,
+def parse_config(config_class, argv, prog: str, doc: str, config_file: str,
+                 required: tuple[str, str]):
+    """(config, resume) from the command line: every field of the dataclass `config_class`
+    is a flag of the same name; --resume reads `config_file` in --out, and the flags given
+    override it; otherwise the field named by required[0] must be given (required[1] says
+    what it is)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out from its last checkpoint")
-    for f in fields(Config):
+    for f in fields(config_class):
         kind = argparse.BooleanOptionalAction if f.type is bool else None
         parser.add_argument(f"--{f.name}", type=None if kind else f.type, action=kind,
                             default=None, help=f"{f.metadata['help']} (default: {f.default})")
@@ -417,11 +427,16 @@ def parse_args(argv=None) -> tuple[Config, bool]:
     if not given.get("out"):
         parser.error("--out is required")
     if resume:
-        with open(os.path.join(given["out"], CONFIG_FILE)) as f:
+        with open(os.path.join(given["out"], config_file)) as f:
             given = {**json.load(f), **given}
-    elif not given.get("data"):
-        parser.error("--data is required (or --resume)")
-    return Config(**given), resume
+    elif not given.get(required[0]):
+        parser.error(f"--{required[0]} is required ({required[1]}), or --resume")
+    return config_class(**given), resume
+
+
+def parse_args(argv=None) -> tuple[Config, bool]:
+    return parse_config(Config, argv, "python -m drtriton.learn.sft", __doc__, CONFIG_FILE,
+                        ("data", "pairs JSONL"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,68 @@
+"""Reinforcement learning (python/drtriton/learn/rl.py) on a CPU: completions judged by the
+real verifier service (Triton's interpreter), two RL steps of each rule on a tiny warm-up
+model, the curriculum's promotion, checkpoints and resume. The rules' arithmetic is
+tests/python/test_rl_loss.py."""
+import json
+import os
+
+import pytest
+import torch
+
+pytest.importorskip("transformers")
+from safetensors.torch import load_file  # noqa: E402
+
+from drtriton.learn import rl  # noqa: E402
+from drtriton.service_client import Service  # noqa: E402
+from drtriton.learn.prompt import format_answer  # noqa: E402
+from test_learn import BIN, WRONG_CANDIDATE, pairs, pairs_file, trained  # noqa: E402,F401
+
+
+def records(out):
+    with open(os.path.join(out, rl.METRICS_FILE)) as f:
+        return [json.loads(line) for line in f]
+
+
+def test_verifier_judges_every_completion(pairs):  # noqa: F811
+    """Through a service given by URL (the trainers' case on a cluster); the two-step runs
+    below start their own."""
+    program, solution = pairs[0]["program"], pairs[0]["solution"]
+    with Service(BIN, "--device", "cpu") as service:
+        url = f"http://127.0.0.1:{service.port}"
+        verifier = rl.Verifier(rl.Config(binary=BIN, service=f"{url},{url}"), "cpu", rank=0)
+        verdicts = verifier.judge([program] * 3, [format_answer(solution), "no answer here",
+                                                  format_answer(WRONG_CANDIDATE)])
+        verifier.close()  # a service given by URL is not stopped
+        assert service.proc.poll() is None
+    assert [v["passed"] for v in verdicts] == [True, False, False]
+    assert verdicts[1]["stage"] == "unparsed"
+    assert verdicts[2]["stage"] in rl.STAGES[1:]
+    assert verdicts[0]["speedup"] is None or verdicts[0]["speedup"] > 0
+
+
+@pytest.mark.parametrize("algo", ["drpo", "grpo"])
+def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
+    out = str(tmp_path / algo)
+    config = dict(model=trained, out=out, algo=algo, levels="1,2", promote_at=0.0, group=2,
+                  prompts=1, max_steps=2, max_new_tokens=24, eval_every=1, eval_programs=2,
+                  lr=1e-3, kl_delta=0.0, binary=BIN, seed=1)
+    result = rl.train(rl.Config(**config))
+    # promote_at 0: the first evaluation promotes to level 2, the last one
+    assert result == {"step": 2, "stopped": "max_steps", "level": 2}
+    steps = [r for r in records(out) if "loss" in r]
+    assert [(r["step"], r["level"]) for r in steps] == [(1, 1), (2, 2)]
+    for r in steps:
+        shares = sum(r["share_" + s] for s in ("passed",) + rl.STAGES)
+        assert shares == pytest.approx(1.0) and r["kl"] >= 0 and r["entropy"] > 0
+    assert steps[0]["kl"] == pytest.approx(0.0, abs=1e-6)  # the policy starts at the reference
+    assert [r["step"] for r in records(out) if "dev_pass" in r] == [1, 2]
+    assert os.path.getsize(os.path.join(out, "metrics.png")) > 1000
+    start = load_file(os.path.join(trained, "model.safetensors"))
+    after = load_file(os.path.join(out, "model.safetensors"))
+    moved = any(not torch.equal(start[k], after[k]) for k in start)
+    if algo == "drpo":  # the wrong completions are pushed down even when none is right
+        assert moved
+    with pytest.raises(SystemExit):  # a second fresh run into a run directory is refused
+        rl.train(rl.Config(**config))
+    result = rl.train(rl.Config(**{**config, "max_steps": 3}), resume=True)
+    assert result["step"] == 3
+    assert [r["step"] for r in records(out) if "loss" in r] == [1, 2, 3]
