@@ -90,6 +90,6 @@ with open(f"{work}/real.jsonl", "w") as f:
         f.write(json.dumps({"id": path, "pytorch": open(path).read()}) + "\n")
 PY
 python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
-  --device cuda --workers 14 --out "$OUT/eval.json" \
+  --device cuda --workers 14 --batch-size 512 --out "$OUT/eval.json" \
   --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" --suite "$WORK/d5.jsonl" \
   --suite "$WORK/real.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -12
