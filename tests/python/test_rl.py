@@ -4,6 +4,7 @@ model, the curriculum's promotion, checkpoints and resume. The rules' arithmetic
 tests/python/test_rl_loss.py."""
 import json
 import os
+import subprocess
 
 import pytest
 import torch
@@ -11,7 +12,7 @@ import torch
 pytest.importorskip("transformers")
 from safetensors.torch import load_file  # noqa: E402
 
-from drtriton.learn import rl  # noqa: E402
+from drtriton.learn import rl, sft  # noqa: E402
 from drtriton.service_client import Service  # noqa: E402
 from drtriton.learn.prompt import format_answer  # noqa: E402
 from test_learn import BIN, WRONG_CANDIDATE, pairs, pairs_file, trained  # noqa: E402,F401
@@ -66,3 +67,60 @@ def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
     result = rl.train(rl.Config(**{**config, "max_steps": 3}), resume=True)
     assert result["step"] == 3
     assert [r["step"] for r in records(out) if "loss" in r] == [1, 2, 3]
+
+
+RELU_PROGRAM = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(7, 14, 24)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.fixture(scope="module")
+def memorized(tmp_path_factory):
+    """(checkpoint, prompts file): a tiny model that learned the compiler's solution of one
+    program by heart, so its samples pass and the reward's correct side runs."""
+    folder = tmp_path_factory.mktemp("memorized")
+    (folder / "relu.py").write_text(RELU_PROGRAM)
+    subprocess.run([BIN, "convert", str(folder / "relu.py"), "-o", str(folder / "relu_triton.py"),
+                    "--no-verify"], check=True, capture_output=True)
+    pair = {"id": "relu", "seed": 0, "difficulty": 1, "ops": ["relu"], "program": RELU_PROGRAM,
+            "solution": (folder / "relu_triton.py").read_text(), "variant": {},
+            "verdict": {"passed": True}}
+    (folder / "pairs.jsonl").write_text(json.dumps(pair) + "\n")
+    (folder / "prompts.jsonl").write_text(json.dumps({"pytorch": RELU_PROGRAM,
+                                                      "difficulty": 1}) + "\n")
+    ckpt = str(folder / "ckpt")
+    sft.train(sft.Config(model="tiny", data=str(folder / "pairs.jsonl"), out=ckpt,
+                         vocab_size=512, max_len=1024, batch_size=1, warmup_steps=0,
+                         heldout=0.0, max_steps=120, lr=1e-2, log_every=20, save_every=1000))
+    return ckpt, str(folder / "prompts.jsonl")
+
+
+def test_correct_samples_are_pulled_up(memorized, tmp_path):
+    ckpt, prompts = memorized
+    out = str(tmp_path / "run")
+    result = rl.train(rl.Config(model=ckpt, out=out, prompts_file=prompts, levels="1",
+                                group=4, prompts=1, max_steps=1, temperature=0.7,
+                                max_new_tokens=600, eval_every=1, eval_programs=1,
+                                binary=BIN))
+    assert result == {"step": 1, "stopped": "max_steps", "level": 1}
+    step, evaluation = records(out)
+    assert step["pass_rate"] > 0 and step["share_passed"] == step["pass_rate"]
+    assert step["mean_log_speedup"] is not None  # the speed side of the reward ran
+    assert step["pull"] > 0 and 0 < step["max_weight"] <= 1
+    assert evaluation == {"step": 1, "level": 1, "dev_pass": 1.0}  # greedy: the learned answer

@@ -22,6 +22,7 @@ states), rl_config.json, metrics.jsonl and metrics.png; --resume continues from 
 import json
 import math
 import os
+import random
 import subprocess
 import tempfile
 import time
@@ -58,6 +59,9 @@ class Config:
     group: int = option(8, "completions per prompt")
     prompts: int = option(4, "prompts per process and step")
     size: str = option("tiny", "program sizes (drtriton synth --size): tiny, small, bench")
+    prompts_file: str = option("", "JSONL of programs (field pytorch; difficulty, if present, "
+                                   "sorts them into levels) to draw prompts and the "
+                                   "development set from, instead of drtriton synth")
     max_steps: int = option(200, "optimizer steps")
     max_minutes: float = option(0.0, "time budget; when spent, save and stop (0: none)")
     lr: float = option(1e-5, "learning rate (constant)")
@@ -133,6 +137,20 @@ class Verifier:
     def close(self):
         for s in self.services:
             s.close()
+
+
+def level_programs(cfg: Config, level: int, count: int, seed: int, dev: bool = False) -> list[str]:
+    """`count` programs of the level: fresh from `drtriton synth` with this seed, or drawn
+    from --prompts_file (its programs of that difficulty, or all when it has none); a
+    development set from the file is its first `count` programs of the level."""
+    if not cfg.prompts_file:
+        return synth_programs(cfg, level, count, seed)
+    with open(cfg.prompts_file) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    pool = [r["pytorch"] for r in rows if r.get("difficulty", level) == level]
+    if not pool:
+        raise SystemExit(f"{cfg.prompts_file}: no program of difficulty {level}")
+    return pool[:count] if dev else random.Random(seed).choices(pool, k=count)
 
 
 def synth_programs(cfg: Config, level: int, count: int, seed: int) -> list[str]:
@@ -241,7 +259,7 @@ class Trainer:
         cfg, env = self.cfg, self.env
         level = self.levels[self.level_index]
         seed = TRAIN_SEED + (cfg.seed * 100_000 + self.step) * env.world + env.rank
-        programs = synth_programs(cfg, level, cfg.prompts, seed)
+        programs = level_programs(cfg, level, cfg.prompts, seed)
         t0 = time.time()
         ids, attention, start, texts = self.sample(programs, cfg.group)
         t1 = time.time()
@@ -306,7 +324,7 @@ class Trainer:
         """Greedy pass rate on the level's development set, split over the processes."""
         cfg, env = self.cfg, self.env
         level = self.levels[self.level_index]
-        programs = synth_programs(cfg, level, cfg.eval_programs, DEV_SEED + level)
+        programs = level_programs(cfg, level, cfg.eval_programs, DEV_SEED + level, dev=True)
         mine = programs[env.rank::env.world]
         passed = 0
         if mine:
