@@ -21,6 +21,10 @@ the same as the one a single-file run writes for that file.
 Format ``drtriton.traced/1`` (one JSON object):
   format, source (path as given), torch_version;
   init_signature  "a, b=2" | null                  Model.__init__'s parameters after self
+  init_source     {init, support} | null           Model.__init__'s source (dedented, as a
+                                                   method) and the module-level statements it
+                                                   needs; null where a copy would not pass the
+                                                   verifier's static checks
   inputs          [{name, dtype, shape}]           tensor user inputs, in order
   constant_inputs [{name, value}]                  non-tensor forward args (export burns
                                                    their values into the nodes)
@@ -845,6 +849,76 @@ def _init_signature(abspath: str) -> str | None:
     return inner[len("self"):].lstrip(", ")
 
 
+# Imports every generated solution starts with (codegen's header): not copied again.
+_SOLUTION_IMPORTS = {"import torch", "import torch.nn as nn", "import torch.nn.functional as F",
+                     "import triton", "import triton.language as tl"}
+_KERNELBENCH_FUNCTIONS = {"Model", "get_inputs", "get_init_inputs"}
+
+
+def _init_source(abspath: str) -> dict | None:
+    """Model.__init__ as a solution's ModelNew can copy it, with the module-level statements
+    it uses (constants, helper modules, imports), so that under one seed ModelNew builds the
+    very parameters and buffers the reference builds (KernelBench's harness never copies
+    weights). None when there is nothing to copy or the copy would break a static rule of
+    the verifier (a solution may not name Model, nor import what a candidate may not)."""
+    import ast
+    import textwrap
+    from drtriton.verifier import static_checks
+    with open(abspath, encoding="utf-8") as f:
+        source = f.read()
+    tree = ast.parse(source)
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    init = model and next((n for n in model.body if isinstance(n, ast.FunctionDef)
+                           and n.name == "__init__"), None)
+    if init is None:
+        return None
+
+    defined = {}  # module-level name -> the statement that binds it
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.ClassDef, ast.FunctionDef)):
+            defined[stmt.name] = stmt
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        defined[node.id] = stmt
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                defined[(alias.asname or alias.name).split(".")[0]] = stmt
+    def free_names(root):
+        """Names `root` reads that it does not bind itself (parameters, assignments)."""
+        nodes = list(ast.walk(root))
+        bound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        bound |= {a.arg for n in nodes if isinstance(n, (ast.FunctionDef, ast.Lambda))
+                  for a in ast.walk(n.args) if isinstance(a, ast.arg)}
+        return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                and n.id not in bound}
+
+    needed, todo = [], [init]
+    while todo:  # the statements init reads, and those they read, in file order
+        for name in free_names(todo.pop()):
+            stmt = defined.get(name)
+            if stmt is not None and stmt not in needed and not (
+                    isinstance(stmt, (ast.ClassDef, ast.FunctionDef))
+                    and stmt.name in _KERNELBENCH_FUNCTIONS):
+                needed.append(stmt)
+                todo.append(stmt)
+    needed.sort(key=lambda stmt: stmt.lineno)
+    support = [ast.get_source_segment(source, stmt) for stmt in needed]
+    support = "\n\n".join(text for text in support if text not in _SOLUTION_IMPORTS)
+    method = textwrap.dedent(ast.get_source_segment(source, init, padded=True))
+    method = re.sub(r"super\(\s*Model\s*,\s*self\s*\)", "super()", method)
+
+    # The copy as a solution would hold it; any rule broken on one of its lines rules it out.
+    header = "\n".join(sorted(_SOLUTION_IMPORTS)) + "\n\n"
+    trial = (header + support + "\n\n\nclass ModelNew(nn.Module):\n"
+             + textwrap.indent(method, "    ") + "\n")
+    report = static_checks.check_candidate(trial, static_checks.analyze_task(source))
+    if report.error or any(v.line > 0 for v in report.violations):
+        return None
+    return {"init": method, "support": support}
+
+
 def trace_file(path: str, dynamic: bool = False) -> dict:
     """Trace a KernelBench-format file; return the ``drtriton.traced/1`` dict.
 
@@ -868,6 +942,7 @@ def trace_file(path: str, dynamic: bool = False) -> dict:
             model, inputs, ep = _export(path, abspath, mod)
             doc = _build(path, abspath, model, ep)
             doc["init_signature"] = _init_signature(abspath)
+            doc["init_source"] = _init_source(abspath)
             if dynamic:
                 _annotate(doc, model, inputs, ep)
             return doc

@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "eval/verdict.h"
 #include "eval/worker_pool.h"
+#include "synth/dataset.h"
 
 namespace drtriton::cli {
 
@@ -25,15 +26,29 @@ void add_learn_commands(CLI::App& app);    // pairs
 // The traced graph of a program: a .py file through python/drtriton/frontend.py, or a .json
 // the frontend wrote earlier.
 nlohmann::json load_traced(const std::string& path);
-// The traced graphs of many programs (.py files, distinct paths) through `processes` Pythons
-// (python -m drtriton.frontend --dynamic --batch), so that torch is imported once per process,
-// not once per program: one entry per path, in order, the traced graph or {"source": path,
-// "error": "<one line>"}. `progress` is called with the number traced so far.
+// `python -m MODULE_ARGS --batch LIST` over many files (distinct paths) in `processes`
+// Pythons, each taking its share, so that torch is imported once per process, not once per
+// file: one entry per path, in order, the JSON line the module wrote for it (its "source" is
+// the path) or, where its process stopped before, {"source": path, "error": "<path>: WHAT
+// stopped: <its last line of stderr>"}. `progress` is called with the number done so far.
+std::vector<nlohmann::json> run_python_batches(const std::string& module_args,
+                                               const std::vector<std::string>& paths, int processes,
+                                               const std::function<void(int)>& progress,
+                                               const std::string& what);
+// The traced graphs of many programs (.py files) through python -m drtriton.frontend
+// --dynamic --batch: the traced graph or {"source": path, "error": "<one line>"} per path.
 std::vector<nlohmann::json> trace_programs(const std::vector<std::string>& paths, int processes,
                                            const std::function<void(int)>& progress = {});
-// The reference's state_dict as the frontend listed it in a traced graph: ModelNew declares
-// the same entries. `where` names the program in errors.
-std::vector<StateEntry> state_of(const nlohmann::json& traced, const std::string& where);
+// Makes synthesize draw again every program whose output is the same on two input draws
+// (python -m drtriton.numeric_check, in o.jobs processes per round; a progress bar, and a
+// line for each program that does not run, on stderr). o.jobs must be set.
+void use_numeric_check(SynthOptions& o);
+// "the numeric check drew 12 of 2000 programs again (14 redraws in all) ..." on stderr.
+void print_numeric_redraws(const std::vector<ProgramRecord>& records);
+// What codegen needs of a traced graph besides the graph: Model.__init__'s signature and
+// source, the reference's state_dict (ModelNew builds the same entries). `where` is the
+// program's path (its file name heads the solution; errors name it).
+CodegenOptions codegen_options(const nlohmann::json& traced, const std::string& where);
 // The verifier workers' configuration (devices left to the caller): `worker_command` instead
 // of python -m drtriton.worker when not empty; `sandbox` is auto, on or off.
 PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox);

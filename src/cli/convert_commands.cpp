@@ -32,6 +32,8 @@ constexpr const char* kModelPolicy = "model:";
 
 }  // namespace
 
+namespace {
+
 std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
   std::vector<StateEntry> state;
   for (const json& p : traced.value("params", json::array())) {
@@ -48,6 +50,20 @@ std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
     state.push_back(e);
   }
   return state;
+}
+
+}  // namespace
+
+CodegenOptions codegen_options(const json& traced, const std::string& where) {
+  CodegenOptions options;
+  options.init_params = traced.value("init_signature", "");
+  options.state = state_of(traced, where);
+  if (const json& init = traced.value("init_source", json()); init.is_object()) {
+    options.init_method = init.value("init", "");
+    options.init_support = init.value("support", "");
+  }
+  options.source_name = fs::path(where).filename().string();
+  return options;
 }
 
 namespace {
@@ -153,10 +169,7 @@ void run_convert(const ConvertArgs& a) {
   if (a.policy.rfind(kModelPolicy, 0) == 0) return run_model_policy(a, a.policy.substr(6));
   json traced = load_traced(a.program);
   Graph graph = import_traced(traced);
-  CodegenOptions options;
-  options.init_params = traced.value("init_signature", "");
-  options.state = state_of(traced, a.program);
-  options.source_name = fs::path(a.program).filename().string();
+  CodegenOptions options = codegen_options(traced, a.program);
   GeneratedSolution solution = generate_solution(graph, options);
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
   write_output(out, solution.source);

@@ -338,6 +338,10 @@ void print_verdict(const json& v) {
   for (const char* key : {"speedup_eager", "speedup_compile", "own_kernel_share"}) {
     if (v.contains(key) && !v[key].is_null()) print_row(key, number(v[key], "%.3g"));
   }
+  if (v.contains("kernelbench_native") && v["kernelbench_native"].is_boolean())
+    print_row("kernelbench_native", v["kernelbench_native"].get<bool>()
+                                        ? "yes (ModelNew builds the reference's state)"
+                                        : "no (needs the reference's state_dict loaded)");
   if (v.contains("flags") && v["flags"].is_array() && !v["flags"].empty()) {
     std::string flags;
     for (const json& f : v["flags"]) flags += (flags.empty() ? "" : ", ") + compact(f);

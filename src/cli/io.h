@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <stdexcept>
@@ -42,6 +43,15 @@ std::string python_path();
 // returns its exit status (a signal counts as 128 + its number).
 int run_python_module(const std::string& module, const std::vector<std::string>& args,
                       bool quiet_stdout = false);
+
+// A scratch folder, removed however the run ends.
+struct ScratchDir {
+  std::filesystem::path path;
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
 
 // A one-line progress bar on stderr when it is a terminal ("synth [###...] 12/100 programs,
 // 3.1 s"), redrawn at most ten times a second and at the end; nothing when stderr is a file

@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -98,20 +99,24 @@ std::string format_sym_shapes(const Graph& g) {
 
 }  // namespace
 
-std::vector<json> trace_programs(const std::vector<std::string>& paths, int processes,
-                                 const std::function<void(int)>& progress) {
-  std::vector<json> traced(paths.size());
-  if (paths.empty()) return traced;
+std::vector<json> run_python_batches(const std::string& module_args,
+                                     const std::vector<std::string>& paths, int processes,
+                                     const std::function<void(int)>& progress,
+                                     const std::string& what) {
+  std::vector<json> docs(paths.size());
+  if (paths.empty()) return docs;
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < paths.size(); ++i) index_of[paths[i]] = i;
-  if (index_of.size() != paths.size()) throw std::logic_error("trace_programs: paths repeat");
+  if (index_of.size() != paths.size()) throw std::logic_error("run_python_batches: paths repeat");
   processes = std::max(1, std::min<int>(processes, static_cast<int>(paths.size())));
-  fs::path dir = fs::temp_directory_path() / ("drtriton-trace-" + std::to_string(::getpid()));
+  static std::atomic<int> calls{0};
+  fs::path dir = fs::temp_directory_path() /
+                 ("drtriton-batch-" + std::to_string(::getpid()) + "-" + std::to_string(calls++));
   fs::create_directories(dir);
   std::mutex mutex;
   int done = 0;
-  // Process p traces paths p, p + P, p + 2P, ...: programs come in no particular order of
-  // cost, so each gets a fair share. Its lines arrive as each file is traced.
+  // Process p takes paths p, p + P, p + 2P, ...: programs come in no particular order of
+  // cost, so each gets a fair share. Its lines arrive as each file is done.
   auto run = [&](int p) {
     fs::path list = dir / ("list-" + std::to_string(p)),
              err = dir / ("stderr-" + std::to_string(p));
@@ -120,9 +125,8 @@ std::vector<json> trace_programs(const std::vector<std::string>& paths, int proc
       for (size_t i = p; i < paths.size(); i += processes) out << paths[i] << "\n";
     }
     std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " +
-                      shell_quote(python_executable()) +
-                      " -m drtriton.frontend --dynamic --batch " + shell_quote(list.string()) +
-                      " 2>" + shell_quote(err.string());
+                      shell_quote(python_executable()) + " -m " + module_args + " --batch " +
+                      shell_quote(list.string()) + " 2>" + shell_quote(err.string());
     FILE* pipe = ::popen(cmd.c_str(), "r");
     if (!pipe) return;
     char* line = nullptr;
@@ -133,7 +137,7 @@ std::vector<json> trace_programs(const std::vector<std::string>& paths, int proc
       auto it = index_of.find(doc["source"].get<std::string>());
       if (it == index_of.end()) continue;
       std::lock_guard<std::mutex> lock(mutex);
-      traced[it->second] = std::move(doc);
+      docs[it->second] = std::move(doc);
       if (progress) progress(++done);
     }
     std::free(line);
@@ -153,13 +157,18 @@ std::vector<json> trace_programs(const std::vector<std::string>& paths, int proc
   }
   fs::remove_all(dir);
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (traced[i].is_null()) {
-      traced[i] = {
-          {"source", paths[i]},
-          {"error", paths[i] + ": the frontend stopped" + (why.empty() ? "" : ": " + why)}};
+    if (docs[i].is_null()) {
+      docs[i] = {{"source", paths[i]},
+                 {"error", paths[i] + ": " + what + " stopped" + (why.empty() ? "" : ": " + why)}};
     }
   }
-  return traced;
+  return docs;
+}
+
+std::vector<json> trace_programs(const std::vector<std::string>& paths, int processes,
+                                 const std::function<void(int)>& progress) {
+  return run_python_batches("drtriton.frontend --dynamic", paths, processes, progress,
+                            "the frontend");
 }
 
 json load_traced(const std::string& path) {

@@ -118,7 +118,8 @@ int default_jobs() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// Step 1: the programs, as `drtriton synth` makes them (same generator, same records).
+// Step 1: the programs, as `drtriton synth --numeric-check` makes them (same generator, same
+// records).
 std::vector<ProgramRecord> synthesize_programs(const PairsArgs& a) {
   SynthOptions o;
   try {
@@ -135,9 +136,14 @@ std::vector<ProgramRecord> synthesize_programs(const PairsArgs& a) {
     o.dist = Distribution::Real;
     o.real_table = std::make_shared<RealTable>(load_real_table(default_real_table_path()));
   }
+  // The verifier rejects every candidate for a program that ignores its inputs (its no-op
+  // test): no pair could come of it.
+  use_numeric_check(o);
   Progress progress{"synth", o.count};
   try {
-    return synthesize(o, progress);
+    std::vector<ProgramRecord> programs = synthesize(o, progress);
+    print_numeric_redraws(programs);
+    return programs;
   } catch (const std::invalid_argument& e) {
     throw CliError(e.what());
   }
@@ -198,13 +204,11 @@ std::vector<Candidate> compile_candidates(const std::vector<ProgramRecord>& prog
     CodegenOptions options;
     try {
       graph = import_traced(traced[p]);
-      options.init_params = traced[p].value("init_signature", "");
-      options.state = state_of(traced[p], programs[p].id);
+      options = codegen_options(traced[p], programs[p].id + ".py");
     } catch (const std::exception& e) {
       out.push_back({p, 0, {}, "", "import", e.what(), json()});
       continue;
     }
-    options.source_name = programs[p].id + ".py";
     std::mt19937_64 rng(scatter(programs[p].seed ^ kVariantsDomain));
     std::set<std::string> texts;
     int made = 0;

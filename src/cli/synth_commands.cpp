@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -77,13 +78,48 @@ SizePreset size_preset_or_error(const std::string& name) {
   }
 }
 
+// One flag per program, in order: its output is the same on two input draws, or not finite
+// (python -m drtriton.numeric_check --batch in `processes` Pythons).
+std::vector<bool> numeric_check(const std::vector<ProgramRecord>& programs, int processes) {
+  static std::atomic<int> calls{0};
+  ScratchDir dir{fs::temp_directory_path() /
+                 ("drtriton-check-" + std::to_string(::getpid()) + "-" + std::to_string(calls++))};
+  fs::create_directories(dir.path);
+  std::vector<std::string> paths;
+  for (const ProgramRecord& r : programs) {
+    paths.push_back((dir.path / (r.id + ".py")).string());
+    write_output(paths.back(), r.pytorch);
+  }
+  // Each process imports torch first (seconds) and then checks a program in milliseconds:
+  // a round of a few redrawn programs needs no more than one.
+  processes = std::min(processes, static_cast<int>(paths.size() + 99) / 100);
+  Progress progress{"numeric check", static_cast<int>(paths.size())};
+  std::vector<json> docs =
+      run_python_batches("drtriton.numeric_check", paths, processes, progress, "the numeric check");
+  progress(static_cast<int>(paths.size()));
+  std::vector<bool> flagged;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    // A program without a verdict: the check itself is broken (its Python has no torch).
+    // The error names the program's scratch file first, which says nothing to the user.
+    if (docs[i].contains("error"))
+      throw CliError(docs[i]["error"].get<std::string>().substr(paths[i].size() + 2));
+    flagged.push_back(!docs[i].value("varies", false));
+    // A program that does not run is a bug of the generator: drawn again, but said.
+    if (docs[i].value("raised", false)) {
+      std::fprintf(stderr, "numeric check: %s raised %s; drawn again\n", programs[i].id.c_str(),
+                   docs[i].value("why", std::string("?")).c_str());
+    }
+  }
+  return flagged;
+}
+
 struct SynthArgs {
   int count = 100;
   std::string difficulty = "1:5", out, ops, exclude, size, emit_dir, suite;
   std::string dist = "real", dist_file;
   uint64_t seed = 1;
   int cover = 0, jobs = 0;
-  bool count_structures = false;
+  bool count_structures = false, numeric_check = false;
   double max_flops = 0, max_bytes = 0;
 };
 
@@ -100,6 +136,7 @@ void run_synth(const SynthArgs& a) {
   for (Op op : excluded) vocab.erase(std::remove(vocab.begin(), vocab.end(), op), vocab.end());
   if (vocab.empty()) throw CliError("--ops/--exclude leave no operator to sample");
   o.ops = vocab;
+  if (a.numeric_check) use_numeric_check(o);
   if (a.dist == "real") {
     o.dist = Distribution::Real;
     o.real_table = std::make_shared<RealTable>(
@@ -127,6 +164,7 @@ void run_synth(const SynthArgs& a) {
     }
     write_jsonl((fs::path(a.suite) / "suite.jsonl").string(), all);
     std::fprintf(stderr, "wrote %zu programs to %s\n", all.size(), a.suite.c_str());
+    if (a.numeric_check) print_numeric_redraws(all);
     return;
   }
   if (a.count_structures) {
@@ -158,6 +196,7 @@ void run_synth(const SynthArgs& a) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "wrote %zu programs to %s in %.2f s (%.0f programs/s, %d jobs)\n",
                records.size(), a.out.c_str(), s, records.size() / std::max(s, 1e-9), o.jobs);
+  if (a.numeric_check) print_numeric_redraws(records);
   // Uniformity holds over structures whose shapes fit the preset; say how many did not.
   if (o.dist != Distribution::Uniform) return;
   int redraws = 0;
@@ -352,6 +391,24 @@ void run_stats(const std::vector<std::string>& paths, const std::string& plots_d
 
 }  // namespace
 
+void use_numeric_check(SynthOptions& o) {
+  o.numeric_check = [jobs = o.jobs](const std::vector<ProgramRecord>& programs) {
+    return numeric_check(programs, jobs);
+  };
+}
+
+void print_numeric_redraws(const std::vector<ProgramRecord>& records) {
+  int programs = 0, redraws = 0;
+  for (const ProgramRecord& r : records) {
+    programs += r.numeric_redraws > 0;
+    redraws += r.numeric_redraws;
+  }
+  std::fprintf(stderr,
+               "the numeric check drew %d of %zu programs again (%d redraws in all): their "
+               "output did not change with their inputs\n",
+               programs, records.size(), redraws);
+}
+
 void add_synth_commands(CLI::App& app) {
   auto a = std::make_shared<SynthArgs>();
   auto* synth =
@@ -382,6 +439,9 @@ void add_synth_commands(CLI::App& app) {
   synth->add_option("--emit-dir", a->emit_dir, "Also write each program as DIR/<id>.py");
   synth->add_option("--suite", a->suite,
                     "Write the fixed evaluation suites (difficulty 1, 2, 5, 20) to DIR");
+  synth->add_flag("--numeric-check", a->numeric_check,
+                  "Run every program on two input draws in PyTorch (CPU) and draw again those "
+                  "whose output does not change");
   synth->add_flag("--count-structures", a->count_structures,
                   "Print the exact number of valid structures at each difficulty and exit");
   synth->callback([a] {

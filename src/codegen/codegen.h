@@ -54,6 +54,12 @@ struct CodegenKnobs {
 struct CodegenOptions {
   std::string init_params;  // Model.__init__'s parameters after self: "in_f, out_f=10"
   std::vector<StateEntry> state;
+  // Model.__init__'s source as a method (dedented), and the module-level statements it needs:
+  // ModelNew copies them, so that under one seed it builds the parameters and buffers the
+  // reference builds. Empty: ModelNew declares each entry of `state` uninitialized instead
+  // (the verifier loads the reference's state_dict; KernelBench's harness does not).
+  std::string init_method;
+  std::string init_support;
   std::string source_name;  // for the header comment
   CodegenKnobs knobs;
 };

@@ -1126,6 +1126,7 @@ std::string Lowering::header(const std::string& body) {
   s << ".\n";
   s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
        "import triton.language as tl\n";
+  if (!options_.init_support.empty()) s << "\n\n" << options_.init_support << "\n";
   auto calls = [&](const std::string& helper) {  // a call, not the tail of a longer name
     for (size_t at = body.find(helper + "("); at != std::string::npos;
          at = body.find(helper + "(", at + 1)) {
@@ -1176,14 +1177,20 @@ std::string Lowering::model_class() {
   std::ostringstream s;
   std::string init = options_.init_params.empty() ? "" : ", " + options_.init_params;
   s << "class ModelNew(nn.Module):\n";
-  s << "    def __init__(self" << init << "):\n";
-  s << "        super().__init__()\n";
-  for (const StateEntry& e : options_.state) {
-    std::vector<std::string> dims;
-    for (int64_t d : e.type.shape) dims.push_back(std::to_string(d));
-    std::string kind = !e.is_buffer ? "parameter" : e.persistent ? "buffer" : "nonpersistent";
-    s << "        _declare(self, \"" << e.key << "\", " << tuple(dims) << ", "
-      << dtype_torch_name(e.type.dtype) << ", \"" << kind << "\")\n";
+  if (!options_.init_method.empty()) {  // the reference's own, line by line
+    std::istringstream lines(options_.init_method);
+    for (std::string line; std::getline(lines, line);)
+      s << (line.empty() ? "" : "    " + line) << "\n";
+  } else {
+    s << "    def __init__(self" << init << "):\n";
+    s << "        super().__init__()\n";
+    for (const StateEntry& e : options_.state) {
+      std::vector<std::string> dims;
+      for (int64_t d : e.type.shape) dims.push_back(std::to_string(d));
+      std::string kind = !e.is_buffer ? "parameter" : e.persistent ? "buffer" : "nonpersistent";
+      s << "        _declare(self, \"" << e.key << "\", " << tuple(dims) << ", "
+        << dtype_torch_name(e.type.dtype) << ", \"" << kind << "\")\n";
+    }
   }
   std::vector<std::string> names;
   for (ValueId v : g_.inputs()) names.push_back(python_name(g_.value(v).name));

@@ -40,6 +40,9 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Mixed into a program's seed to draw it again after the numeric check flagged it.
+constexpr uint64_t kNumericRedrawTag = 0x6e756d6572696300ull;  // "numeric"
+
 struct Plan {
   uint64_t seed;
   int difficulty;
@@ -135,37 +138,43 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
   }
   // Plan every program from its own seed; the first cover * |vocab| programs each must
   // use one operator, round robin.
-  // Work is grouped by coverage target, so a thread builds each constrained space once;
-  // unconstrained programs go in chunks.
   std::vector<Plan> plans(o.count);
-  std::map<int, std::vector<int>> by_target;
-  std::vector<std::pair<int, std::vector<int>>> work;
   const int span = o.difficulty_hi - o.difficulty_lo + 1;
   for (int i = 0; i < o.count; ++i) {
     uint64_t seed = mix(o.seed ^ mix(static_cast<uint64_t>(i)));
-    Plan p{seed, o.difficulty_lo + static_cast<int>(mix(seed) % static_cast<uint64_t>(span)),
-           std::nullopt};
-    if (i < o.cover * static_cast<int>(vocab.size())) {
-      p.target = vocab[i % vocab.size()];
-      by_target[static_cast<int>(*p.target)].push_back(i);
-    } else {
-      if (work.empty() || work.back().first >= 0 || work.back().second.size() >= 256)
-        work.push_back({-1, {}});
+    plans[i] = {seed, o.difficulty_lo + static_cast<int>(mix(seed) % static_cast<uint64_t>(span)),
+                std::nullopt};
+    if (i < o.cover * static_cast<int>(vocab.size())) plans[i].target = vocab[i % vocab.size()];
+  }
+  // Work is grouped by coverage target, so a thread builds each constrained space once;
+  // unconstrained programs go in chunks.
+  auto group_work = [&](const std::vector<int>& indices) {
+    std::map<int, std::vector<int>> by_target;
+    std::vector<std::pair<int, std::vector<int>>> work;
+    for (int i : indices) {
+      if (plans[i].target) {
+        by_target[static_cast<int>(*plans[i].target)].push_back(i);
+        continue;
+      }
+      if (work.empty() || work.back().second.size() >= 256) work.push_back({-1, {}});
       work.back().second.push_back(i);
     }
-    plans[i] = p;
-  }
-  work.insert(work.begin(), by_target.begin(), by_target.end());
+    work.insert(work.begin(), by_target.begin(), by_target.end());
+    return work;
+  };
   std::vector<ProgramRecord> records(o.count);
-  std::atomic<size_t> next_group{0};
   std::atomic<int> done{0};
-  std::mutex error_mutex, progress_mutex;
-  std::string error;
+  std::mutex progress_mutex;
+  bool redrawing = false;  // the progress bar counts the planned programs only
   auto report = [&](int n) {
-    if (!progress) return;
+    if (!progress || redrawing) return;
     std::lock_guard<std::mutex> lock(progress_mutex);
     progress(n);
   };
+  std::vector<std::pair<int, std::vector<int>>> work;
+  std::atomic<size_t> next_group{0};
+  std::mutex error_mutex;
+  std::string error;
   auto worker = [&] {
     for (size_t g; (g = next_group++) < work.size();) {
       const auto& [target, members] = work[g];
@@ -211,11 +220,48 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
-  if (!error.empty()) throw std::invalid_argument(error);
+  // Builds the programs of `indices` into `records` on o.jobs threads.
+  auto build = [&](const std::vector<int>& indices) {
+    work = group_work(indices);
+    next_group = 0;
+    std::vector<std::thread> threads;
+    for (int t = 1; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
+    worker();
+    for (std::thread& t : threads) t.join();
+    if (!error.empty()) throw std::invalid_argument(error);
+  };
+  std::vector<int> pending(o.count);
+  for (int i = 0; i < o.count; ++i) pending[i] = i;
+  build(pending);
+  if (!o.numeric_check) return records;
+  // Each round checks the programs drawn in the last one and draws the flagged ones again,
+  // from a seed that depends only on their previous one.
+  for (int round = 1; !pending.empty(); ++round) {
+    std::vector<ProgramRecord> drawn;
+    for (int i : pending) drawn.push_back(records[i]);
+    std::vector<bool> flagged = o.numeric_check(drawn);
+    std::vector<int> again;
+    for (size_t k = 0; k < pending.size(); ++k)
+      if (flagged.at(k)) again.push_back(pending[k]);
+    if (!again.empty() && round > kMaxNumericRedraws) {
+      const ProgramRecord& r = records[again[0]];
+      std::string ops;
+      for (const std::string& op : r.ops) ops += (ops.empty() ? "" : " ") + op;
+      throw std::invalid_argument(
+          std::to_string(again.size()) +
+          (again.size() == 1 ? " program still fails" : " programs still fail") +
+          " the numeric check after " + std::to_string(kMaxNumericRedraws) + " redraws (" + r.id +
+          " of difficulty " + std::to_string(r.difficulty) + ": " + ops +
+          "); this vocabulary and difficulty leave too few programs whose output depends on "
+          "their inputs");
+    }
+    if (again.empty()) break;
+    for (int i : again) plans[i].seed = mix(plans[i].seed ^ kNumericRedrawTag);
+    redrawing = true;
+    build(again);
+    for (int i : again) records[i].numeric_redraws = round;
+    pending = std::move(again);
+  }
   return records;
 }
 

@@ -127,3 +127,23 @@ def test_every_solution_passes_the_verifier(compiled, tmp_path):
         f"  {k}: {v}" for k, v in sorted(unexpected.items()))
     stale = sorted(set(KNOWN_REJECTED) - set(failed))
     assert not stale, f"now passing, remove from KNOWN_REJECTED: {stale}"
+    # ModelNew copies Model.__init__, so KernelBench's harness (same seed, no weights copied)
+    # would pass every solution the verifier accepts.
+    not_native = [name for name, v in zip(names, verdicts)
+                  if v["passed"] and v.get("kernelbench_native") is not True]
+    assert not not_native, f"not KernelBench-native: {not_native}"
+
+
+def test_kernelbench_native_is_reported(compiled):
+    """A solution that draws one random number before building its layers still passes (the
+    verifier loads the reference's state_dict) but is reported as not KernelBench-native."""
+    task, solution, _ = compiled["fused_chain"]
+    assert "self.fc = nn.Linear(features, features)" in solution  # Model.__init__, copied
+    shifted = solution.replace("super().__init__()\n", "super().__init__()\n        torch.rand(1)\n", 1)
+    items = [{"task": task, "candidate": c, "options": {"device": DEVICE, "compile": False}}
+             for c in (solution, shifted)]
+    from drtriton.service_client import Service
+    with Service(BIN, "--device", DEVICE, cwd=ROOT, ready_s=120) as service:
+        native, shifted_verdict = service.post("/verify_batch", {"items": items})["verdicts"]
+    assert native["passed"] and native["kernelbench_native"] is True
+    assert shifted_verdict["passed"] and shifted_verdict["kernelbench_native"] is False

@@ -1,9 +1,10 @@
 """drtriton synth end to end, both distributions (--dist real and --dist uniform):
 thousands of tiny programs at every difficulty run in PyTorch on the CPU, give finite
 outputs and the shapes and dtypes their IR declares; a sample runs on two input draws and
-its outputs differ (no degenerate program); real programs keep the batch dim and a
-realistic output size; the stats command compares datasets and draws its plots; bad
-options and bad table edits fail cleanly."""
+its outputs differ but for a few (measured); with --numeric-check none is left, and the
+output does not depend on --jobs; real programs keep the batch dim and a realistic output
+size; the stats command compares datasets and draws its plots; bad options and bad table
+edits fail cleanly."""
 import importlib.util
 import json
 import math
@@ -11,12 +12,12 @@ import os
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
+from drtriton.numeric_check import build_model, check_program, run_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("DRTRITON_BIN") or ROOT / "build" / "drtriton")
@@ -66,13 +67,8 @@ def load(r, i, tmp_path):
 
 
 def run(module, seed):
-    """The program's output on the inputs and parameters of one seed."""
-    torch.manual_seed(0)
-    model = module.Model(*module.get_init_inputs())
-    torch.manual_seed(seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return model(*module.get_inputs())
+    """The program's output on the inputs of one seed (the numeric check's parameters)."""
+    return run_model(build_model(module), module, seed)
 
 
 def test_records_have_every_field(dataset):
@@ -98,26 +94,75 @@ def test_every_program_runs_finite_with_its_declared_shape(dataset, tmp_path):
 
 
 def test_two_input_draws_give_different_outputs(dataset, tmp_path):
-    """On a sample of both distributions, the output does not change when the inputs do not,
-    and changes when they do. The static check (degenerate.h) rules out every provably
-    constant output; what it cannot prove is a value saturated with high probability (the
-    largest of 400 values clamped at 0.12; a uniform program's amax of 80 normals compared
-    with -0.8). Measured (src/synth/README.md): about 0.6% of real programs and 5 to 10% of
-    uniform ones; the test bounds them at 1.5% and 12% and lists them."""
+    """On a sample of both distributions (without --numeric-check), the output does not
+    change when the inputs do not, and changes when they do. The static check (degenerate.h)
+    rules out every provably constant output; what it cannot prove is a value saturated with
+    high probability (the largest of 400 values clamped at 0.12; a uniform program's amax of
+    80 normals compared with -0.8). Measured (src/synth/README.md): about 0.6% of real
+    programs and 5 to 10% of uniform ones; the test bounds them at 1.5% and 12% and lists
+    them."""
     sample = dataset[::5][:400]
     failures = {"real": [], "uniform": []}
     for i, r in enumerate(sample):
         module = load(r, i, tmp_path)
-        a, again, b = run(module, 1), run(module, 1), run(module, 2)
-        if not torch.equal(a, again):
+        if not torch.equal(run(module, 1), run(module, 1)):
             failures[r["dist"]].append(f"{r['id']}: not deterministic\n{r['ir']}")
-        elif torch.equal(a, b):
-            failures[r["dist"]].append(f"{r['id']}: same output on two input draws\n{r['ir']}")
+        elif why := check_program(module):
+            failures[r["dist"]].append(f"{r['id']}: {why}\n{r['ir']}")
     n_uniform = sum(r["dist"] == "uniform" for r in sample)
     n_real = len(sample) - n_uniform
     for dist, n, bound in (("real", n_real, 0.015), ("uniform", n_uniform, 0.12)):
         assert len(failures[dist]) <= bound * n, (f"{len(failures[dist])} of {n} {dist} programs:\n"
                                                   + "\n".join(failures[dist][:10]))
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """--numeric-check datasets: 200 real programs of difficulty 1 to 24, 200 uniform ones of
+    1 to 5 (a few percent of which fail the check), the uniform ones also made with 2 jobs:
+    {(dist, jobs): (the file's text, stderr)}."""
+    runs = {}
+    for dist, difficulty, jobs in (("real", "1:24", 1), ("uniform", "1:5", 1), ("uniform", "1:5", 2)):
+        out = tmp_path_factory.mktemp("checked") / "data.jsonl"
+        run = drtriton("synth", "--numeric-check", "--dist", dist, "--count", 200,
+                       "--difficulty", difficulty, "--seed", 21, "--jobs", jobs, "--out", out)
+        runs[dist, jobs] = out.read_text(), run.stderr
+    return runs
+
+
+def test_numeric_check_leaves_no_program_that_ignores_its_inputs(checked, tmp_path):
+    failures = []
+    for dist in ("real", "uniform"):
+        text, stderr = checked[dist, 1]
+        redrawn = re.search(r"the numeric check drew (\d+) of 200 programs again", stderr)
+        assert redrawn, stderr
+        if dist == "uniform":  # the redraws are exercised
+            assert int(redrawn.group(1)) > 0, stderr
+        for i, line in enumerate(text.splitlines()):
+            r = json.loads(line)
+            if why := check_program(load(r, f"{dist}_{i}", tmp_path)):
+                failures.append(f"{r['id']} ({dist}): {why}\n{r['ir']}")
+    assert not failures, f"{len(failures)} programs:\n" + "\n".join(failures[:10])
+
+
+def test_numeric_check_output_does_not_depend_on_jobs(checked):
+    assert checked["uniform", 1][0] == checked["uniform", 2][0]
+
+
+def test_a_numeric_check_that_cannot_run_fails_cleanly(tmp_path):
+    if not BIN.exists():
+        pytest.skip(f"{BIN} is not built (run make build)")
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'torch'\" >&2\nexit 1\n")
+    python.chmod(0o755)
+    out = tmp_path / "o.jsonl"
+    run = subprocess.run([str(BIN), "synth", "--numeric-check", "--count", "5", "--out", str(out)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, DRTRITON_PYTHON=str(python)))
+    assert run.returncode == 1
+    assert run.stderr.splitlines()[0] == ("drtriton: the numeric check stopped: "
+                                          "ModuleNotFoundError: No module named 'torch'")
+    assert not out.exists()
 
 
 ANCHORS = {"linear", "matmul", "bmm", "addmm", "conv1d", "conv2d", "conv3d", "conv_transpose1d",

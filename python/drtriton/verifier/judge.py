@@ -97,6 +97,7 @@ def new_verdict(ctx, options):
         "timing_ms": {"eager": None, "compile": None, "candidate": None,
                       "device_kind": "cuda-events" if ctx.device.type == "cuda" else "cpu-wallclock"},
         "speedup_eager": None, "speedup_compile": None, "own_kernel_share": None,
+        "kernelbench_native": None,
         "flags": [], "reward": {"correct": 0, "speed": None},
         "device": ctx.device_name, "versions": ctx.versions, "reference_timing": None,
         "mode": {"strict": bool(options.get("strict")), "eval_mode": bool(options.get("eval_mode")),
@@ -236,6 +237,12 @@ class _Judgement:
             cand = self.ModelNew(*self.init_inputs)
             if not isinstance(cand, torch.nn.Module):
                 raise Reject("load", f"ModelNew is a {type(cand).__name__}, not a torch.nn.Module")
+            # KernelBench's own harness seeds, builds Model, seeds again, builds ModelNew and
+            # never copies weights: it passes only a ModelNew that builds the same state.
+            built = cand.state_dict()
+            self.v["kernelbench_native"] = built.keys() == self.state.keys() and all(
+                built[k].shape == v.shape and built[k].dtype == v.dtype and torch.equal(built[k], v)
+                for k, v in self.state.items())
             try:
                 cand.load_state_dict(self.state, strict=True)
             except RuntimeError as e:
