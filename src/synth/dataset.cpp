@@ -1,6 +1,7 @@
 #include "synth/dataset.h"
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -174,7 +175,8 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
   std::vector<std::pair<int, std::vector<int>>> work;
   std::atomic<size_t> next_group{0};
   std::mutex error_mutex;
-  std::string error;
+  std::string error;  // of the first failing group in work order, so the same on any --jobs
+  size_t error_group = SIZE_MAX;
   auto worker = [&] {
     for (size_t g; (g = next_group++) < work.size();) {
       const auto& [target, members] = work[g];
@@ -215,7 +217,7 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
         }
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(error_mutex);
-        if (error.empty()) error = e.what();
+        if (g < error_group) error = e.what(), error_group = g;
         next_group = work.size();
       }
     }
@@ -224,6 +226,7 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
   auto build = [&](const std::vector<int>& indices) {
     work = group_work(indices);
     next_group = 0;
+    error_group = SIZE_MAX;
     std::vector<std::thread> threads;
     for (int t = 1; t < std::max(1, o.jobs); ++t) threads.emplace_back(worker);
     worker();
