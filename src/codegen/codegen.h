@@ -70,7 +70,12 @@ struct GeneratedSolution {
   int library_calls = 0;
 };
 
-// Throws IrError naming the operator when a node cannot be lowered.
+// The largest solution generate_solution writes: beyond it Triton's compile takes too long
+// to be of use, so it throws instead.
+constexpr size_t kMaxSolutionBytes = 200 * 1024;
+
+// Throws IrError naming the operator when a node cannot be lowered, or the solution would be
+// over kMaxSolutionBytes.
 GeneratedSolution generate_solution(const Graph& graph, const CodegenOptions& options);
 
 }  // namespace drtriton

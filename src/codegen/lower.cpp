@@ -212,6 +212,8 @@ class Lowering {
   std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
+  bool is_global_pool(const Node& n) const;
+  void lower_global_pool(const Node& n);
   int cost(ValueId v);
 
   // Nodes that write buffers.
@@ -962,6 +964,27 @@ void Lowering::lower_reduction(const Node& n) {
   buffers_[n.output] = {var, true};
 }
 
+// An adaptive pool to one element per map: its window is the whole map, at every input
+// size, so it is a mean over the spatial dims (a statistics kernel), not an unrolled window
+// (a 64x64 map would be 4096 inlined reads).
+bool Lowering::is_global_pool(const Node& n) const {
+  if (n.op != Op::AdaptiveAvgPool2d && n.op != Op::AdaptiveAvgPool3d) return false;
+  for (int64_t o : attr_ints(n.attrs, "output_size"))
+    if (o != 1) return false;
+  return true;
+}
+
+void Lowering::lower_global_pool(const Node& n) {
+  ValueId in = n.inputs[0];
+  int rank = g_.value(in).type.rank();
+  int spatial = static_cast<int>(attr_ints(n.attrs, "output_size").size());
+  std::vector<int> dims;
+  for (int d = rank - spatial; d < rank; ++d) dims.push_back(d);
+  std::string var = stats_kernel("mean", in, plan_dims(in, dims), n)[0];
+  forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(n.output)) + ")");
+  buffers_[n.output] = {var, true};
+}
+
 void Lowering::lower_normalization(const Node& n) {
   ValueId in = n.inputs[0];
   std::vector<std::string> shape = shape_of(in);
@@ -1087,6 +1110,9 @@ GeneratedSolution Lowering::run() {
       case Category::Anchor: lower_anchor(n); break;
       case Category::Reduction: n.op == Op::Cumsum ? lower_cumsum(n) : lower_reduction(n); break;
       case Category::Normalization: lower_normalization(n); break;
+      case Category::Pooling:
+        if (is_global_pool(n)) lower_global_pool(n);
+        break;         // else a window, an expression
       default: break;  // an expression
     }
     // A value read more than once is written once when it is more than a few operations.
@@ -1115,7 +1141,24 @@ GeneratedSolution Lowering::run() {
   }
   for (const std::string& k : kernels_) body << "\n\n" << k;
   body << "\n\n" << model_class();
-  return {header(body.str()) + body.str(), static_cast<int>(kernels_.size()), library_calls_};
+  GeneratedSolution solution{header(body.str()) + body.str(), static_cast<int>(kernels_.size()),
+                             library_calls_};
+  if (solution.source.size() > kMaxSolutionBytes) {
+    // No Triton compile finishes on megabytes of kernel: say which kernel grew, not why
+    // the GPU hangs later.
+    std::string largest;
+    for (const std::string& k : kernels_)
+      if (k.size() > largest.size()) largest = k;
+    size_t def = largest.find("def ");
+    std::string name = def == std::string::npos ? "?" : largest.substr(def + 4);
+    name = name.substr(0, name.find('('));
+    throw IrError("codegen: the solution would be " +
+                  std::to_string(solution.source.size() / 1024) + " KB, over the " +
+                  std::to_string(kMaxSolutionBytes / 1024) + " KB cap; its largest kernel, " +
+                  name + ", is " + std::to_string(largest.size() / 1024) +
+                  " KB (an unrolled pooling window or a long chain inlined many times)");
+  }
+  return solution;
 }
 
 // The imports, and the host helpers that `body` calls: a solution carries no dead code.

@@ -1,5 +1,6 @@
 #include "ir/pytorch_import.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -130,6 +131,86 @@ Attrs module_attrs(const OpSchema& schema, const json& module) {
   return out;
 }
 
+// Other spellings of operations map_call knows: torch.export keeps what the user wrote
+// (torch.multiply, x.swapaxes), so each alias is renamed here, once, with its arguments.
+struct Alias {
+  const char* canonical;
+  std::vector<std::pair<const char*, const char*>> renamed_args;  // alias name -> canonical
+};
+
+const std::map<std::string, Alias>& aten_aliases() {
+  static const std::map<std::string, Alias> table = {
+      {"aten::multiply", {"aten::mul", {}}},
+      {"aten::subtract", {"aten::sub", {}}},
+      {"aten::divide", {"aten::div", {}}},
+      {"aten::true_divide", {"aten::div", {}}},
+      {"aten::greater", {"aten::gt", {}}},
+      {"aten::less", {"aten::lt", {}}},
+      {"aten::absolute", {"aten::abs", {}}},
+      {"aten::negative", {"aten::neg", {}}},
+      {"aten::clip", {"aten::clamp", {}}},
+      {"aten::special_expit", {"aten::sigmoid", {}}},
+      {"aten::special_erf", {"aten::erf", {}}},
+      {"aten::concat", {"aten::cat", {}}},
+      {"aten::concatenate", {"aten::cat", {{"axis", "dim"}}}},
+      {"aten::swapaxes", {"aten::transpose", {{"axis0", "dim0"}, {"axis1", "dim1"}}}},
+      {"aten::swapdims", {"aten::transpose", {}}},
+      {"aten::moveaxis", {"aten::movedim", {}}},
+  };
+  return table;
+}
+
+// Renames an alias to its canonical spelling; rewrites the calls that are a permutation
+// (x.T, x.mT, movedim) or no operation at all (detach, alias) into permute and clone.
+void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
+  auto alias = aten_aliases().find(c.target);
+  if (alias != aten_aliases().end()) {
+    c.target = alias->second.canonical;
+    for (const auto& [from, to] : alias->second.renamed_args) {
+      if (c.consts.count(from)) c.consts[to] = c.consts[from], c.consts.erase(from);
+      if (c.defaults.count(from)) c.defaults[to] = c.defaults[from], c.defaults.erase(from);
+    }
+  }
+  const std::string& t = c.target;
+  if (t == "aten::detach" || t == "aten::alias" || t == "aten::lift_fresh_copy") {
+    c.target = "aten::clone";  // a value-preserving copy; codegen forwards it
+    return;
+  }
+  if (t != "aten::numpy_T" && t != "aten::mT" && t != "aten::movedim") return;
+  const int rank = types.at(c.refs.at(0)).rank();
+  std::vector<int64_t> order(rank);
+  for (int i = 0; i < rank; ++i) order[i] = i;
+  if (t == "aten::numpy_T") {
+    std::reverse(order.begin(), order.end());
+  } else if (t == "aten::mT") {
+    if (rank < 2) throw Unsupported("mT of a tensor of rank " + std::to_string(rank));
+    std::swap(order[rank - 2], order[rank - 1]);
+  } else {  // movedim(source, destination), each an int or a list
+    auto dims = [&](const char* name) {
+      json v = c.consts[name];
+      c.consts.erase(name);
+      std::vector<int64_t> d =
+          v.is_array() ? v.get<std::vector<int64_t>>() : std::vector<int64_t>{v.get<int64_t>()};
+      for (int64_t& x : d) x = x < 0 ? x + rank : x;
+      return d;
+    };
+    std::vector<int64_t> src = dims("source"), dst = dims("destination");
+    if (src.size() != dst.size()) throw Unsupported("movedim with lists of different lengths");
+    // PyTorch's rule: the moved dims land at their destinations, the others keep their
+    // order in the places left free.
+    std::vector<int64_t> rest;
+    for (int i = 0; i < rank; ++i)
+      if (std::find(src.begin(), src.end(), i) == src.end()) rest.push_back(i);
+    std::fill(order.begin(), order.end(), -1);
+    for (size_t k = 0; k < src.size(); ++k) order.at(dst[k]) = src[k];
+    size_t next = 0;
+    for (int64_t& o : order)
+      if (o < 0) o = rest.at(next++);
+  }
+  c.target = "aten::permute";
+  c.consts["dims"] = order;
+}
+
 // Pick the operator and attributes for one functional aten call. Arguments not taken as
 // attributes must be at their schema defaults; anything else is reported, not dropped.
 struct Mapped {
@@ -155,6 +236,7 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     c.consts["other"] = take("other");
     return op_named(scalar_op);
   };
+  canonicalize(c, types);
   const std::string& t = c.target;
   const OpSchema* schema = nullptr;
   Mapped m{};
@@ -392,6 +474,13 @@ Graph import_traced(const json& traced) {
   for (const json& p : traced["params"]) {
     std::string ph = p["placeholder"], target = p["target"];
     if (owned_params.count(ph) || !readers.count(ph)) continue;
+    if (p.value("kind", "") == "constant") {
+      errors.push_back(place(nodes[readers[ph].front()]) + ": tensor constant '" + target +
+                       "' (torch.tensor(...) inside forward) is not supported; use a Python "
+                       "number, or a parameter made in __init__");
+      poisoned.insert(ph);
+      continue;
+    }
     if (p.value("kind", "") == "buffer") {
       errors.push_back(source + ": buffer '" + target +
                        "' is used in forward; drtriton graphs hold parameters, not free buffers");

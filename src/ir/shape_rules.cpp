@@ -304,7 +304,10 @@ TensorType batch_norm(const Ins& in, const Attrs& attrs, std::vector<int> ranks)
 
 TensorType instance_norm(const Ins& in, const Attrs& attrs, int rank) {
   require_rank(in[0], rank, "input 0");
-  require_channels(in[0], attr_int(attrs, "num_features"), "num_features");
+  // PyTorch checks num_features only where it sizes something (affine weights, running
+  // stats); otherwise any channel count normalizes, with a warning.
+  if (attr_bool(attrs, "affine") || attr_bool(attrs, "track_running_stats"))
+    require_channels(in[0], attr_int(attrs, "num_features"), "num_features");
   if (product(in[0].shape, 2, in[0].shape.size()) < 2) {
     fail("input 0 " + to_string(in[0]) + " has one spatial element; instance norm needs more");
   }
