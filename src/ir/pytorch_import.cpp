@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/json_form.h"
+#include "ir/pytorch_decompose.h"
 
 namespace drtriton {
 
@@ -565,13 +566,24 @@ Graph import_traced(const json& traced) {
         int64_t index = c.consts["index"].get<int64_t>();
         auto it = tuple_calls.find(from);
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
-        if (index != 0)
+        if (index != 0 && calls[it->second].target != "aten::broadcast_tensors")
           throw Unsupported("element " + std::to_string(index) + " of " + calls[it->second].target +
                             " (the indices) is not supported");
         Call inner = calls[it->second];
+        if (inner.target == "aten::broadcast_tensors") {
+          // Each element is its input where broadcasting changes nothing (a loss of two
+          // same-shape tensors); an expanded copy has no drtriton form.
+          const std::string& ref = inner.refs.at(index);
+          if (!value_of.count(ref) || type_of.at(ref) != traced_type(n))
+            throw Unsupported("broadcast_tensors that expands a tensor is not supported");
+          value_of[name] = value_of[ref];
+          type_of[name] = type_of[ref];
+          continue;
+        }
         m = map_call(inner, type_of);
       } else if (((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") ||
-                 c.target.find("_with_indices") != std::string::npos) {
+                 c.target.find("_with_indices") != std::string::npos ||
+                 c.target == "aten::broadcast_tensors") {
         tuple_calls[name] = i;
         continue;
       } else {
@@ -586,17 +598,21 @@ Graph import_traced(const json& traced) {
           }
           c.target.pop_back();
         }
-        m = map_call(c, type_of);
+        if (!is_composed(c.target)) m = map_call(c, type_of);
       }
-      std::vector<ValueId> ins;
-      for (const std::string& r : m.inputs) {
-        if (!value_of.count(r))
-          throw Unsupported("reads '" + r + "', which is not a tensor drtriton knows");
-        ins.push_back(value_of[r]);
-      }
+      auto ids_of = [&](const std::vector<std::string>& refs) {
+        std::vector<ValueId> ids;
+        for (const std::string& r : refs) {
+          if (!value_of.count(r))
+            throw Unsupported("reads '" + r + "', which is not a tensor drtriton knows");
+          ids.push_back(value_of[r]);
+        }
+        return ids;
+      };
       ValueId id;
       try {
-        id = g.add_node(m.op, ins, m.attrs, module, out_name);
+        id = is_composed(c.target) ? compose_call(g, c.target, ids_of(c.refs), c.consts, name)
+                                   : g.add_node(m.op, ids_of(m.inputs), m.attrs, module, out_name);
       } catch (const IrError& e) {
         throw Unsupported(e.what());
       }

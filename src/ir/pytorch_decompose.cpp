@@ -1,0 +1,269 @@
+#include "ir/pytorch_decompose.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "ir/error.h"
+
+namespace drtriton {
+
+using json = nlohmann::json;
+
+namespace {
+
+// The symbolic shape of a composed node, from its inputs': each output dim is the input dim
+// it comes from. Left empty (static sizes) when an input has none.
+std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
+  const Shape& out = g.value(n.output).type.shape;
+  const int rank = static_cast<int>(out.size());
+  auto sym = [&](int input) -> const std::vector<std::string>& {
+    return g.value(n.inputs.at(input)).sym_shape;
+  };
+  std::vector<std::string> dims;
+  switch (n.schema().category) {
+    case Category::Unary:
+    case Category::Binary:
+      // Broadcasting: right-aligned, taken from an input whose dim has the output's size.
+      for (int d = 0; d < rank; ++d) {
+        std::string found = out[d] == 1 ? "1" : "";
+        for (size_t i = 0; i < n.inputs.size() && found.empty(); ++i) {
+          const Value& in = g.value(n.inputs[i]);
+          int j = d - (rank - in.type.rank());
+          if (j >= 0 && !in.sym_shape.empty() && in.type.shape[j] == out[d])
+            found = in.sym_shape[j];
+        }
+        if (found.empty()) return {};
+        dims.push_back(found);
+      }
+      return dims;
+    case Category::Reduction: {
+      if (sym(0).empty()) return {};
+      const int in_rank = static_cast<int>(sym(0).size());
+      std::set<int64_t> reduced;
+      for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dim")))
+        reduced.insert(d < 0 ? d + in_rank : d);
+      bool keep = std::get<bool>(n.attrs.at("keepdim"));
+      for (int j = 0; j < in_rank; ++j) {
+        if (!reduced.count(j))
+          dims.push_back(sym(0)[j]);
+        else if (keep)
+          dims.push_back("1");
+      }
+      return dims;
+    }
+    case Category::Layout:
+      if (n.op != Op::Permute || sym(0).empty()) return {};
+      for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dims")))
+        dims.push_back(sym(0)[d < 0 ? d + rank : d]);
+      return dims;
+    case Category::Anchor: {
+      if (n.op != Op::Matmul || sym(0).empty() || sym(1).empty()) return {};
+      // Batch dims broadcast; then the rows of the left operand and the columns of the right.
+      const Value &a = g.value(n.inputs[0]), &b = g.value(n.inputs[1]);
+      for (int d = 0; d < rank - 2; ++d) {
+        int ja = d - (rank - a.type.rank()), jb = d - (rank - b.type.rank());
+        if (ja >= 0 && a.type.shape[ja] == out[d])
+          dims.push_back(a.sym_shape[ja]);
+        else if (jb >= 0 && b.type.shape[jb] == out[d])
+          dims.push_back(b.sym_shape[jb]);
+        else
+          return {};
+      }
+      dims.push_back(a.sym_shape[a.type.rank() - 2]);
+      dims.push_back(b.sym_shape.back());
+      return dims;
+    }
+    default: return {};
+  }
+}
+
+// Adds the nodes of one composition, named after the traced node.
+class Composer {
+ public:
+  Composer(Graph& g, std::string name) : g_(g), name_(std::move(name)) {}
+
+  ValueId op(const char* op_name, std::vector<ValueId> ins, Attrs attrs = {}) {
+    ValueId id = g_.add_node(find_op(op_name)->op, ins, std::move(attrs), "",
+                             name_ + "__" + std::to_string(++steps_));
+    std::vector<std::string> sym = sym_shape_of(g_, g_.nodes().back());
+    if (!sym.empty()) g_.set_sym_shape(id, std::move(sym));
+    return id;
+  }
+  ValueId scalar(const char* op_name, ValueId x, double other) {
+    return op(op_name, {x}, {{"other", other}});
+  }
+  // PyTorch's `reduction` argument of the losses: 0 none, 1 mean, 2 sum (over everything).
+  ValueId reduce(ValueId x, int64_t reduction) {
+    if (reduction == 0) return x;
+    if (reduction != 1 && reduction != 2)
+      throw IrError("reduction = " + std::to_string(reduction) + " is not supported");
+    std::vector<int64_t> all(g_.value(x).type.rank());
+    for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+    return op(reduction == 1 ? "mean" : "sum", {x}, {{"dim", all}});
+  }
+  int rank(ValueId x) const { return g_.value(x).type.rank(); }
+
+ private:
+  Graph& g_;
+  std::string name_;
+  int steps_ = 0;
+};
+
+double number(const std::map<std::string, json>& args, const char* name, double fallback) {
+  auto it = args.find(name);
+  return it == args.end() || it->second.is_null() ? fallback : it->second.get<double>();
+}
+
+// p-norm distance of PyTorch's pairwise_distance: ||x - y + eps|| over the last dim.
+ValueId pairwise_distance(Composer& c, ValueId x, ValueId y, double eps) {
+  ValueId d = c.scalar("add_scalar", c.op("sub", {x, y}), eps);
+  return c.op("norm", {d}, {{"dim", std::vector<int64_t>{-1}}});
+}
+
+// einsum over two operands as permute, matmul, permute: "bik,kj->bij", "bijl,lk->bijk".
+// One contracted letter; the left operand's other letters are batch letters (also in the
+// right operand) then rows; the right operand contributes one column letter.
+ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>& in) {
+  std::string eq;
+  for (char ch : spec)
+    if (ch != ' ') eq += ch;
+  size_t comma = eq.find(','), arrow = eq.find("->");
+  if (in.size() != 2 || comma == std::string::npos || arrow == std::string::npos ||
+      eq.find(',', comma + 1) < arrow || eq.find('.') != std::string::npos) {
+    throw IrError("einsum '" + spec +
+                  "' is not supported: two operands, explicit output, "
+                  "no '...'");
+  }
+  std::string a = eq.substr(0, comma), b = eq.substr(comma + 1, arrow - comma - 1),
+              out = eq.substr(arrow + 2);
+  auto has = [](const std::string& s, char ch) { return s.find(ch) != std::string::npos; };
+  std::string batch, rows, contracted, cols;
+  for (char ch : a) {
+    if (has(b, ch) && has(out, ch))
+      batch += ch;
+    else if (has(b, ch))
+      contracted += ch;
+    else if (has(out, ch))
+      rows += ch;
+    else
+      throw IrError("einsum '" + spec + "': '" + ch + "' is summed in one operand alone");
+  }
+  for (char ch : b) {
+    if (!has(a, ch) && has(out, ch))
+      cols += ch;
+    else if (!has(a, ch))
+      throw IrError("einsum '" + spec + "': '" + ch + "' is summed alone");
+  }
+  if (contracted.size() != 1 || cols.size() != 1 || rows.empty() ||
+      (!batch.empty() && rows.size() != 1) || out.size() != batch.size() + rows.size() + 1) {
+    throw IrError("einsum '" + spec +
+                  "' is not supported: one contracted letter, one column "
+                  "letter, and rows only after batch letters");
+  }
+  auto permute = [&](ValueId x, const std::string& from, const std::string& to) {
+    std::vector<int64_t> dims;
+    for (char ch : to) dims.push_back(static_cast<int64_t>(from.find(ch)));
+    bool same = true;
+    for (size_t i = 0; i < dims.size(); ++i) same = same && dims[i] == static_cast<int64_t>(i);
+    return same ? x : c.op("permute", {x}, {{"dims", dims}});
+  };
+  // matmul broadcasts the left operand's leading rows against a 2-d right operand.
+  ValueId lhs = permute(in[0], a, batch + rows + contracted);
+  ValueId rhs = permute(in[1], b, batch + contracted + cols);
+  ValueId product = c.op("matmul", {lhs, rhs});
+  return permute(product, batch + rows + cols, out);
+}
+
+using Rule = std::function<ValueId(Composer&, const std::vector<ValueId>&,
+                                   const std::map<std::string, json>&)>;
+
+const std::map<std::string, Rule>& rules() {
+  static const std::map<std::string, Rule> table = {
+      {"aten::mse_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId d = c.op("sub", {in.at(0), in.at(1)});
+         return c.reduce(c.op("square", {d}), args.at("reduction").get<int64_t>());
+       }},
+      {"aten::smooth_l1_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         double beta = number(args, "beta", 1.0);
+         ValueId d = c.op("sub", {in.at(0), in.at(1)});
+         ValueId ad = c.op("abs", {d});
+         ValueId loss = ad;
+         if (beta > 0) {  // 0.5 d^2 / beta inside the band, |d| - beta / 2 outside
+           ValueId inside = c.scalar("mul_scalar", c.op("square", {d}), 0.5 / beta);
+           ValueId outside = c.scalar("sub_scalar", ad, 0.5 * beta);
+           loss = c.op("where", {c.scalar("lt_scalar", ad, beta), inside, outside});
+         }
+         return c.reduce(loss, args.at("reduction").get<int64_t>());
+       }},
+      {"aten::huber_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         double delta = number(args, "delta", 1.0);
+         ValueId d = c.op("sub", {in.at(0), in.at(1)});
+         ValueId ad = c.op("abs", {d});
+         ValueId inside = c.scalar("mul_scalar", c.op("square", {d}), 0.5);
+         ValueId outside = c.scalar("mul_scalar", c.scalar("sub_scalar", ad, 0.5 * delta), delta);
+         ValueId loss = c.op("where", {c.scalar("lt_scalar", ad, delta), inside, outside});
+         return c.reduce(loss, args.at("reduction").get<int64_t>());
+       }},
+      {"aten::kl_div",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId input = in.at(0), target = in.at(1), loss;
+         if (args.count("log_target") && args.at("log_target") == true) {
+           loss = c.op("mul", {c.op("exp", {target}), c.op("sub", {target, input})});
+         } else {
+           // xlogy(t, t) - t * input; xlogy is 0 where t is 0 (where drops log(0)'s NaN).
+           ValueId xlogx = c.op("mul", {target, c.op("log", {target})});
+           ValueId zero = c.scalar("mul_scalar", target, 0.0);
+           xlogx = c.op("where", {c.scalar("gt_scalar", target, 0.0), xlogx, zero});
+           loss = c.op("sub", {xlogx, c.op("mul", {target, input})});
+         }
+         return c.reduce(loss, args.at("reduction").get<int64_t>());
+       }},
+      {"aten::cosine_similarity",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         int64_t dim = args.count("dim") ? args.at("dim").get<int64_t>() : 1;
+         double eps = number(args, "eps", 1e-8);
+         Attrs over = {{"dim", std::vector<int64_t>{dim}}};
+         ValueId dot = c.op("sum", {c.op("mul", {in.at(0), in.at(1)})}, over);
+         ValueId n0 = c.op("clamp_min", {c.op("norm", {in.at(0)}, over)}, {{"min", eps}});
+         ValueId n1 = c.op("clamp_min", {c.op("norm", {in.at(1)}, over)}, {{"min", eps}});
+         return c.op("div", {dot, c.op("mul", {n0, n1})});
+       }},
+      {"aten::triplet_margin_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         if (number(args, "p", 2.0) != 2.0)
+           throw IrError("triplet_margin_loss with p != 2 is not supported");
+         if (args.count("swap") && args.at("swap") == true)
+           throw IrError("triplet_margin_loss with swap=True is not supported");
+         double eps = number(args, "eps", 1e-6), margin = number(args, "margin", 1.0);
+         ValueId ap = pairwise_distance(c, in.at(0), in.at(1), eps);
+         ValueId an = pairwise_distance(c, in.at(0), in.at(2), eps);
+         ValueId gap = c.scalar("add_scalar", c.op("sub", {ap, an}), margin);
+         ValueId loss = c.op("clamp_min", {gap}, {{"min", 0.0}});
+         int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+         return c.reduce(loss, reduction);
+       }},
+      {"aten::einsum",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return einsum(c, args.at("equation").get<std::string>(), in);
+       }},
+  };
+  return table;
+}
+
+}  // namespace
+
+bool is_composed(const std::string& target) {
+  return rules().count(target) > 0;
+}
+
+ValueId compose_call(Graph& g, const std::string& target, const std::vector<ValueId>& inputs,
+                     const std::map<std::string, json>& args, const std::string& name) {
+  Composer c(g, name);
+  return rules().at(target)(c, inputs, args);
+}
+
+}  // namespace drtriton

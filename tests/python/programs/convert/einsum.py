@@ -1,0 +1,32 @@
+"""einsum over two operands: permutes around one matmul (a library call), whatever the
+letters' order. A 4-d tensor times a matrix, a batched product and attention scores.
+# CHECK-NOT: torch.einsum
+"""
+import torch
+import torch.nn as nn
+
+batch = 2
+heads = 3
+rows = 5
+inner = 4
+
+
+class Model(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(inner, 6))
+
+    def forward(self, x, q, k):
+        tensor_matrix = torch.einsum("bijl,lk->bijk", x, self.w)
+        scores = torch.einsum("bhqd,bhkd->bhqk", q, k)
+        transposed = torch.einsum("bhqd,bhkd->bhkq", q, k)
+        return tensor_matrix * 2.0, torch.softmax(scores, dim=-1), transposed
+
+
+def get_inputs():
+    return [torch.randn(batch, heads, rows, inner), torch.randn(batch, heads, rows, inner),
+            torch.randn(batch, heads, 7, inner)]
+
+
+def get_init_inputs():
+    return [inner]

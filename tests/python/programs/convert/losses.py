@@ -1,0 +1,33 @@
+"""Losses and cosine similarity: no operator of their own, each composed at import from
+ours (sub, square, abs, where, norm, reductions) with PyTorch's exact formula.
+# CHECK-NOT: F.mse_loss
+# CHECK-NOT: cosine_similarity(
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch = 8
+features = 16
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b, c):
+        mse = F.mse_loss(a, b)
+        smooth = F.smooth_l1_loss(a, b, beta=0.5)
+        huber = F.huber_loss(a, b, delta=2.0, reduction="sum")
+        kl = F.kl_div(torch.log_softmax(a, dim=1), torch.softmax(b, dim=1), reduction="sum")
+        cosine = torch.mean(1 - F.cosine_similarity(a, b, dim=1))
+        triplet = F.triplet_margin_loss(a, b, c, margin=0.5)
+        return mse + smooth + huber, kl, cosine, triplet
+
+
+def get_inputs():
+    return [torch.randn(batch, features), torch.randn(batch, features), torch.randn(batch, features)]
+
+
+def get_init_inputs():
+    return []
