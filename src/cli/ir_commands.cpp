@@ -77,6 +77,7 @@ void print_ops_table() {
       attrs += (attrs.empty() ? "" : ", ") + a.name;
       if (a.default_value) attrs += "=" + attr_to_string(*a.default_value);
     }
+    if (!s.sampled) attrs += std::string(attrs.empty() ? "" : "  ") + "(not drawn by synth yet)";
     std::printf("%-22s %-14s %5s  %s\n", s.name.c_str(),
                 std::string(category_name(s.category)).c_str(),
                 s.arity < 0 ? "n" : std::to_string(s.arity).c_str(), attrs.c_str());

@@ -38,6 +38,9 @@ std::vector<Op> parse_op_list(const std::string& list, const char* flag) {
     if (!s)
       throw CliError(std::string(flag) + ": unknown operator '" + name +
                      "' (drtriton ops lists them)");
+    if (!s->sampled && std::string(flag) == "--ops")
+      throw CliError(std::string(flag) + ": the generator does not draw '" + name +
+                     "' yet (import and convert know it)");
     ops.push_back(s->op);
   }
   return ops;

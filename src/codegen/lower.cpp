@@ -220,7 +220,7 @@ class Lowering {
   void lower_anchor(const Node& n);
   void lower_reduction(const Node& n);
   void lower_normalization(const Node& n);
-  void lower_cumsum(const Node& n);
+  void lower_scan(const Node& n);
   ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
   std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
                                         const Node& n);
@@ -335,6 +335,17 @@ std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
 std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
   const OpSchema& s = n.schema();
   ValueId out = n.output;
+  if (n.op == Op::Triu || n.op == Op::Tril) {  // zero on one side of a diagonal
+    std::string x = emit(k, n.inputs[0], idx);
+    size_t r = idx.dims.size();
+    std::string row = idx.dims[r - 2], col = idx.dims[r - 1];
+    // Literal indices (size-1 dims) would make the condition a Python bool: make it a block.
+    if (is_integer(row) && is_integer(col)) col = "(" + idx.mask + ").to(tl.int32) * 0 + " + col;
+    std::string diagonal = std::to_string(attr_int(n.attrs, "diagonal"));
+    std::string keep =
+        "(" + col + " - " + row + (n.op == Op::Triu ? " >= " : " <= ") + diagonal + ")";
+    return k.assign("tl.where(" + keep + ", " + x + ", 0.0)");
+  }
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;
     for (ValueId in : n.inputs) args.push_back(emit(k, in, broadcast_index(in, out, idx)));
@@ -412,6 +423,12 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         }
         Index r{std::vector<std::string>(ishape.size()), idx.mask, "", {}};
         for (size_t d = 0; d < perm.size(); ++d) r.dims[perm[d]] = idx.dims[d];
+        return emit(k, in, r);
+      }
+      case Op::Flip: {
+        Index r{idx.dims, idx.mask, "", {}};
+        for (int64_t d : attr_ints(n.attrs, "dims"))
+          r.dims[d] = "(" + k.size(ishape[d]) + " - 1 - " + idx.dims[d] + ")";
         return emit(k, in, r);
       }
       case Op::Cat: {
@@ -1049,18 +1066,22 @@ void Lowering::lower_normalization(const Node& n) {
   plans_[n.output] = plan;
 }
 
-void Lowering::lower_cumsum(const Node& n) {
+// A scan along one dim, in row tiles: each column block is scanned and carried on by its
+// total (cumsum: +, from 0; cumprod: *, from 1).
+void Lowering::lower_scan(const Node& n) {
   ValueId in = n.inputs[0];
   int rank = g_.value(in).type.rank();
   int64_t d = attr_int(n.attrs, "dim");
   ReducePlan plan = plan_dims(in, {static_cast<int>(d < 0 ? d + rank : d)});
   std::vector<std::string> shape = shape_of(n.output);
   std::string out = alloc(shape, g_.value(n.output).type.dtype);
-  Kernel k("k" + std::to_string(kernels_.size()) + "_cumsum");
+  const bool is_product = n.op == Op::Cumprod;
+  Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name);
   k.line("rows = " + program_id() + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
   k.line("row_mask = rows < ROWS");
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
-  k.line("carry = tl.zeros([BLOCK_M, 1], tl.float32)");
+  k.line(is_product ? "carry = tl.full([BLOCK_M, 1], 1.0, tl.float32)"
+                    : "carry = tl.zeros([BLOCK_M, 1], tl.float32)");
   k.line("for c0 in range(0, COLS, BLOCK_R):");
   k.push();
   k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
@@ -1068,12 +1089,19 @@ void Lowering::lower_cumsum(const Node& n) {
   std::vector<std::string> ridx = decompose(k, "cols", plan.reduced);
   std::vector<std::string> full = plan.to_input(kidx, ridx);
   std::string x = emit(k, in, Index{full, "m", "", {}});
-  std::string t = k.assign("tl.where(m, " + x + ", 0.0)");
+  std::string t = k.assign("tl.where(m, " + x + (is_product ? ", 1.0)" : ", 0.0)"));
   std::string off = linearize(k, full, shape);
   if (is_integer(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
-  k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.cumsum(" + t +
-         ", axis=1) + carry, mask=m)");
-  k.line("carry = carry + tl.sum(" + t + ", axis=1)[:, None]");
+  if (is_product) {
+    helpers_.insert("_mul");  // tl has no product reduction: a combine function
+    k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.associative_scan(" + t +
+           ", 1, _mul) * carry, mask=m)");
+    k.line("carry = carry * tl.reduce(" + t + ", 1, _mul)[:, None]");
+  } else {
+    k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.cumsum(" + t +
+           ", axis=1) + carry, mask=m)");
+    k.line("carry = carry + tl.sum(" + t + ", axis=1)[:, None]");
+  }
   k.pop();
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   forward_.push_back("BLOCK_M, BLOCK_R = _tile(" + rows_py + ", " + cols_py + ")");
@@ -1108,7 +1136,9 @@ GeneratedSolution Lowering::run() {
   for (const Node& n : g_.nodes()) {
     switch (n.schema().category) {
       case Category::Anchor: lower_anchor(n); break;
-      case Category::Reduction: n.op == Op::Cumsum ? lower_cumsum(n) : lower_reduction(n); break;
+      case Category::Reduction:
+        n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_reduction(n);
+        break;
       case Category::Normalization: lower_normalization(n); break;
       case Category::Pooling:
         if (is_global_pool(n)) lower_global_pool(n);

@@ -264,6 +264,12 @@ std::vector<OpSchema> build_table() {
   add(scalar_op(Op::DivScalar, "$0 / {other}", "aten::div", div_scalar));
   add(scalar_op(Op::GtScalar, "$0 > {other}", "aten::gt", compare_scalar));
   add(scalar_op(Op::LtScalar, "$0 < {other}", "aten::lt", compare_scalar));
+  for (Op op : {Op::Triu, Op::Tril}) {
+    std::string fn = op == Op::Triu ? "triu" : "tril";
+    add({.op = op, .attrs = {int_attr("diagonal", 0)}, .infer_shape = same_shape,
+         .torch_function = "torch." + fn + "($0{diagonal?})", .aten = {"aten::" + fn},
+         .sampled = false});
+  }
 
   // Binary elementwise.
   add(binary_op(Op::Add, "$0 + $1", "aten::add"));
@@ -307,6 +313,9 @@ std::vector<OpSchema> build_table() {
        .torch_function = "torch.argmin($0, dim={dim}{keepdim?})", .aten = {"aten::argmin"}});
   add({.op = Op::Cumsum, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = along_dim,
        .torch_function = "torch.cumsum($0, dim={dim})", .aten = {"aten::cumsum"}});
+  add({.op = Op::Cumprod, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = along_dim,
+       .torch_function = "torch.cumprod($0, dim={dim})", .aten = {"aten::cumprod"},
+       .sampled = false});
 
   // Normalization and softmax.
   ShapeRule bn_rules[] = {batch_norm1d, batch_norm2d, batch_norm3d};
@@ -386,6 +395,9 @@ std::vector<OpSchema> build_table() {
        .attrs = {int_attr("dim0", std::nullopt), int_attr("dim1", std::nullopt)},
        .infer_shape = transpose, .flops = no_flops,
        .torch_function = "$0.transpose({dim0}, {dim1})", .aten = {"aten::transpose"}});
+  add({.op = Op::Flip, .attrs = {{.name = "dims", .type = AttrType::Ints, .min_length = 1}},
+       .infer_shape = flip, .flops = no_flops, .torch_function = "torch.flip($0, {dims})",
+       .aten = {"aten::flip"}, .sampled = false});
   add({.op = Op::Unsqueeze, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = unsqueeze,
        .flops = no_flops, .torch_function = "$0.unsqueeze({dim})", .aten = {"aten::unsqueeze"}});
   add({.op = Op::Squeeze,
@@ -435,7 +447,7 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
       Op::MaxPool1d, Op::MaxPool2d, Op::MaxPool3d, Op::AvgPool1d, Op::AvgPool2d, Op::AvgPool3d,
       Op::AdaptiveAvgPool2d, Op::AdaptiveAvgPool3d, Op::Reshape, Op::Flatten, Op::Permute,
       Op::Transpose, Op::Unsqueeze, Op::Squeeze, Op::Cat, Op::Clone, Op::Contiguous, Op::Dropout,
-      Op::Identity};
+      Op::Identity, Op::Flip};
   set({Op::Exp, Op::Sigmoid, Op::Softplus, Op::Softmax},
       [](OpSchema& s) { s.out_domain = OutDomain::Positive; });
   set({Op::Relu, Op::Abs, Op::Square, Op::Hardsigmoid, Op::Sqrt, Op::Norm, Op::Var, Op::Std},
@@ -472,8 +484,9 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
   ranks({Op::GroupNorm, Op::Transpose}, 2, 8);
   ranks({Op::Linear, Op::Matmul, Op::LayerNorm, Op::RmsNorm, Op::Cat, Op::Flatten, Op::Squeeze,
          Op::Sum, Op::Mean, Op::Max, Op::Min, Op::Amax, Op::Amin, Op::Logsumexp, Op::Var,
-         Op::Std, Op::Norm, Op::Prod, Op::Argmax, Op::Argmin, Op::Cumsum, Op::Softmax,
-         Op::LogSoftmax}, 1, 8);
+         Op::Std, Op::Norm, Op::Prod, Op::Argmax, Op::Argmin, Op::Cumsum, Op::Cumprod,
+         Op::Softmax, Op::LogSoftmax, Op::Flip}, 1, 8);
+  ranks({Op::Triu, Op::Tril}, 2, 8);
 }
 // clang-format on
 

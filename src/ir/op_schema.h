@@ -72,6 +72,9 @@ struct OpSchema {
   bool needs_bounded_input = false;
   // The ranks input 0 may have (the shape rule's own check; the sampler reads it).
   int min_rank = 0, max_rank = 8;
+  // Drawn by the program generator (synth). False for operators that import and convert
+  // know but the generator does not draw yet: its default vocabulary leaves them out.
+  bool sampled = true;
 
   const AttrSpec* find_attr(std::string_view attr_name) const;
   bool needs_module() const { return torch_function.empty(); }

@@ -52,6 +52,7 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
       }
       return dims;
     }
+    case Category::Normalization: return sym(0);  // the input's shape
     case Category::Layout:
       if (n.op != Op::Permute || sym(0).empty()) return {};
       for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dims")))

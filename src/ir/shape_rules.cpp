@@ -454,6 +454,18 @@ TensorType permute(const Ins& in, Attrs& attrs) {
   return out;
 }
 
+TensorType flip(const Ins& in, Attrs& attrs) {
+  auto dims = attr_ints(attrs, "dims");
+  std::vector<bool> seen(in[0].rank());
+  for (int64_t& d : dims) {
+    d = normalize_dim(d, in[0].rank(), "dims");
+    if (seen[d]) fail("dims " + attr_to_string(attrs["dims"]) + " lists a dim twice");
+    seen[d] = true;
+  }
+  attrs["dims"] = dims;
+  return in[0];
+}
+
 TensorType transpose(const Ins& in, Attrs& attrs) {
   int rank = in[0].rank();
   int64_t a = normalize_dim(attr_int(attrs, "dim0"), rank, "dim0");

@@ -40,6 +40,7 @@ TensorType reshape(const Ins& in, Attrs& attrs);
 TensorType flatten(const Ins& in, Attrs& attrs);
 TensorType permute(const Ins& in, Attrs& attrs);
 TensorType transpose(const Ins& in, Attrs& attrs);
+TensorType flip(const Ins& in, Attrs& attrs);  // dims: distinct dims of input 0
 TensorType unsqueeze(const Ins& in, Attrs& attrs);
 TensorType squeeze(const Ins& in, Attrs& attrs);
 TensorType cat(const Ins& in, Attrs& attrs);

@@ -24,7 +24,8 @@ nlohmann::json ProgramRecord::to_json() const {
 std::vector<Op> default_vocabulary() {
   std::vector<Op> ops;
   for (const OpSchema& s : all_op_schemas()) {
-    if (s.op == Op::Clone || s.op == Op::Contiguous || s.op == Op::Identity || s.op == Op::Dropout)
+    if (s.op == Op::Clone || s.op == Op::Contiguous || s.op == Op::Identity ||
+        s.op == Op::Dropout || !s.sampled)
       continue;
     ops.push_back(s.op);
   }

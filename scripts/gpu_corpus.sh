@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The real-program corpus (tests/programs/real/) on the device machine, at full size: builds
+# drtriton (scripts/gpu_build.sh, carry .deps), traces, imports and converts every program
+# (`drtriton convert --no-verify`, solutions over 200 KB count as not compiled), verifies every
+# solution on CUDA with all checks (drtriton serve --device cuda, one batch per chunk), then
+# prints a table per folder: programs / imported / compiled / accepted / kernelbench_native /
+# median speedup vs eager. Writes $OUT/gpu_corpus.json (rewritten after every chunk, so a run
+# cut short still leaves what it verified) and $OUT/gpu_corpus.md (the table).
+#   there: bash scripts/gpu_corpus.sh [FOLDER...]     (carry .deps; FOLDER: ops fused models)
+# One device command may run 10 minutes: verification stops starting chunks after
+# CORPUS_DEADLINE_S seconds from the start of the script (default 540) and lists the rest as
+# "not verified (deadline)"; run one folder per call when the whole corpus does not fit.
+# CORPUS_CHUNK (default 4) is how many solutions one /verify_batch request holds.
+# CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
+# CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
+# Python part on a machine without a GPU.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+START_S=$(date +%s)
+source scripts/gpu_build.sh
+[ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
+
+echo "== corpus: convert at full size, verify on cuda"
+CORPUS_START_S=$START_S python3 - "$@" <<'EOF' 2>&1 | tee "$OUT/gpu_corpus.log" | grep -v '^  '
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.getcwd()
+BIN = os.path.join(ROOT, "build", "drtriton")
+OUT = os.environ.get("OUT", "results")
+CORPUS = os.path.join(ROOT, "tests", "programs", "real")
+FOLDERS = sys.argv[1:] or ["ops", "fused", "models"]
+MAX_SOLUTION_KB = 200
+DEADLINE = int(os.environ["CORPUS_START_S"]) + float(os.environ.get("CORPUS_DEADLINE_S", "540"))
+CHUNK = int(os.environ.get("CORPUS_CHUNK", "4"))
+DEVICE = os.environ.get("CORPUS_DEVICE", "cuda")
+SMALL = os.environ.get("CORPUS_SMALL", "0") == "1"
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from drtriton import frontend  # noqa: E402
+from drtriton.service_client import Service  # noqa: E402
+
+sys.path.insert(0, CORPUS)
+import small  # noqa: E402  (the SMALL convention)
+
+for folder in FOLDERS:
+    if not os.path.isdir(os.path.join(CORPUS, folder)):
+        sys.exit(f"gpu_corpus: no folder tests/programs/real/{folder}")
+# Traces and solutions stay out of $OUT: only a few files may come back from the device.
+work = tempfile.mkdtemp(prefix="corpus_")
+report = {"device": None, "folders": FOLDERS, "small": SMALL, "max_solution_kb": MAX_SOLUTION_KB, "programs": {}}
+programs = report["programs"]
+
+
+def last_line(text):
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message)"
+
+
+def save():
+    with open(os.path.join(OUT, "gpu_corpus.json"), "w") as f:
+        json.dump(report, f, indent=1)
+
+
+# 1. Trace, import, convert (on the CPU; the trace is on the meta device).
+t0 = time.time()
+for folder in FOLDERS:
+    for path in sorted(glob.glob(os.path.join(CORPUS, folder, "*.py"))):
+        name = f"{folder}/{os.path.basename(path)[:-3]}"
+        stem = name.replace("/", "__")
+        entry = programs[name] = {"folder": folder, "imported": False, "compiled": False,
+                                  "error": None, "solution_kb": None, "verdict": None}
+        if SMALL:
+            with open(path) as f:
+                text = small.small_source(f.read(), path)
+            path = os.path.join(work, stem + ".py")
+            with open(path, "w") as f:
+                f.write(text)
+        entry["task_path"] = path
+        traced = os.path.join(work, stem + ".traced.json")
+        try:
+            with open(traced, "w") as f:
+                f.write(frontend.to_json(frontend.trace_file(path, dynamic=True)))
+        except frontend.FrontendError as e:
+            entry["error"] = f"trace: {e}"
+            continue
+        r = subprocess.run([BIN, "import", traced, "-o", os.path.join(work, stem + ".ir")],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            entry["error"] = last_line(r.stderr)
+            continue
+        entry["imported"] = True
+        solution = os.path.join(work, stem + "_triton.py")
+        r = subprocess.run([BIN, "convert", traced, "--no-verify", "-o", solution],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            entry["error"] = last_line(r.stderr)
+            continue
+        kb = os.path.getsize(solution) / 1024
+        entry["solution_kb"] = round(kb, 1)
+        if kb > MAX_SOLUTION_KB:
+            entry["error"] = f"solution of {kb:.0f} KB"
+            continue
+        entry["compiled"] = True
+        print(f"  converted {name} ({kb:.0f} KB)", flush=True)
+report["convert_s"] = round(time.time() - t0, 1)
+compiled = [n for n, e in programs.items() if e["compiled"]]
+print(f"converted {len(compiled)}/{len(programs)} in {report['convert_s']} s", flush=True)
+save()
+
+
+# 2. Verify every solution on cuda, all checks, in chunks (the report is saved after each).
+def task_and_solution(name):
+    stem = name.replace("/", "__")
+    with open(programs[name]["task_path"]) as f, open(os.path.join(work, stem + "_triton.py")) as g:
+        return f.read(), g.read()
+
+
+t0 = time.time()
+workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
+with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=300) as service:
+    for i in range(0, len(compiled), CHUNK):
+        chunk = compiled[i:i + CHUNK]
+        if time.time() > DEADLINE:
+            for name in chunk:
+                programs[name]["verdict"] = {"passed": None, "reason": "not verified (deadline)"}
+            continue
+        items = []
+        for name in chunk:
+            task, solution = task_and_solution(name)
+            items.append({"task": task, "candidate": solution,
+                          "options": {"device": DEVICE, "compile": False, "seed": 7}})
+        try:
+            verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
+        except Exception as e:  # noqa: BLE001 - one failed request must not lose the rest
+            verdicts = [{"passed": False, "failed_stage": "service", "reason": str(e)}] * len(chunk)
+        for name, v in zip(chunk, verdicts):
+            report["device"] = report["device"] or v.get("device")
+            programs[name]["verdict"] = {k: v.get(k) for k in (
+                "passed", "failed_stage", "reason", "kernelbench_native", "speedup_eager",
+                "speedup_compile", "timing_ms", "flags")}
+            status = "accepted" if v.get("passed") else f"rejected at {v.get('failed_stage')}: {v.get('reason')}"
+            sp = v.get("speedup_eager")
+            print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
+                  flush=True)
+        save()
+report["verify_s"] = round(time.time() - t0, 1)
+
+# 3. The table, per folder, and the failures.
+rows, totals = [], {}
+for folder in FOLDERS + ["all"]:
+    entries = [e for e in programs.values() if folder == "all" or e["folder"] == folder]
+    verdicts = [e["verdict"] or {} for e in entries]
+    accepted = [v for v in verdicts if v.get("passed")]
+    speedups = [v["speedup_eager"] for v in accepted if isinstance(v.get("speedup_eager"), (int, float))]
+    row = {"programs": len(entries), "imported": sum(e["imported"] for e in entries),
+           "compiled": sum(e["compiled"] for e in entries), "accepted": len(accepted),
+           "kernelbench_native": sum(v.get("kernelbench_native") is True for v in accepted),
+           "not_verified": sum(v.get("passed") is None and bool(v) for v in verdicts),
+           "median_speedup_eager": round(statistics.median(speedups), 3) if speedups else None}
+    totals[folder] = row
+    med = f"{row['median_speedup_eager']:.3g}x" if speedups else "-"
+    rows.append(f"| {folder} | {row['programs']} | {row['imported']} | {row['compiled']} | "
+                f"{row['accepted']} | {row['kernelbench_native']} | {med} |")
+report["summary"] = totals
+save()
+failures = sorted((n, e["error"] or (e["verdict"] or {}).get("reason")) for n, e in programs.items()
+                  if not (e["verdict"] or {}).get("passed"))
+print("\nnot accepted:")
+for name, why in failures:
+    print(f"- {name}: {why}")
+not_verified = totals["all"]["not_verified"]
+table = ("| folder | programs | imported | compiled | accepted | kernelbench_native | median speedup vs eager |\n"
+         "| --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
+with open(os.path.join(OUT, "gpu_corpus.md"), "w") as f:
+    f.write(table + "\n")
+print(f"\ncorpus on {report['device']} (convert {report['convert_s']} s, verify {report['verify_s']} s"
+      + (f", {not_verified} not verified: deadline" if not_verified else "") + f"); report: {OUT}/gpu_corpus.json")
+print(table)
+EOF
+exit "${PIPESTATUS[0]}"

@@ -1,0 +1,37 @@
+"""ConvTranspose3d, BatchNorm3d, two AvgPool3d layers."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32
+in_channels = 32
+out_channels = 16
+depth = 16
+height = 32
+width = 32
+kernel_size = 3
+stride = 2
+padding = 1
+
+SMALL = {"batch_size": 2, "in_channels": 2, "out_channels": 3, "depth": 4, "height": 4, "width": 4}
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding):
+        super().__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+        self.batch_norm = nn.BatchNorm3d(out_channels)
+        self.avg_pool1 = nn.AvgPool3d(kernel_size=2)
+        self.avg_pool2 = nn.AvgPool3d(kernel_size=2)
+
+    def forward(self, x):
+        x = self.batch_norm(self.conv_transpose(x))
+        return self.avg_pool2(self.avg_pool1(x))
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, depth, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, stride, padding]

@@ -1,0 +1,31 @@
+"""Linear, max over the batch dimension, subtract the row mean, GELU."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 1024
+in_features = 8192
+out_features = 8192
+
+SMALL = {"batch_size": 4, "in_features": 16, "out_features": 8}
+
+
+class Model(nn.Module):
+    def __init__(self, in_features, out_features, max_dim):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.max_dim = max_dim
+
+    def forward(self, x):
+        x = self.gemm(x)
+        x = torch.max(x, dim=self.max_dim, keepdim=True).values
+        x = x - x.mean(dim=1, keepdim=True)
+        return F.gelu(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features, 0]

@@ -1,0 +1,26 @@
+"""Cosine similarity loss: mean of 1 - cos(predictions, targets) over the batch."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 32768
+dim = 4096
+
+SMALL = {"batch_size": 4, "dim": 16}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, predictions, targets):
+        cosine_sim = F.cosine_similarity(predictions, targets, dim=1)
+        return torch.mean(1 - cosine_sim)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim), torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

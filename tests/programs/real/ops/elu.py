@@ -1,0 +1,25 @@
+"""ELU activation with alpha = 1.0."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 4096
+dim = 16384
+
+SMALL = {"batch_size": 4, "dim": 64}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.elu(x, alpha=1.0)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

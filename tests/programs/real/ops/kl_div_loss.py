@@ -1,0 +1,25 @@
+"""KL divergence between two distributions given as probabilities, batchmean reduction."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 8192
+dim = 8192
+
+SMALL = {"batch_size": 4, "dim": 16}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, predictions, targets):
+        return F.kl_div(torch.log(predictions), targets, reduction="batchmean")
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim).softmax(dim=-1), torch.randn(batch_size, dim).softmax(dim=-1)]
+
+
+def get_init_inputs():
+    return []
