@@ -431,6 +431,41 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
           r.dims[d] = "(" + k.size(ishape[d]) + " - 1 - " + idx.dims[d] + ")";
         return emit(k, in, r);
       }
+      case Op::Slice: {  // input index = start + i * step, start counted from the end if < 0
+        int64_t d = attr_int(n.attrs, "dim"), start = attr_int(n.attrs, "start");
+        int64_t step = attr_int(n.attrs, "step");
+        std::string first = start >= 0
+                                ? std::to_string(start)
+                                : "(" + k.size(ishape[d]) + " - " + std::to_string(-start) + ")";
+        Index r{idx.dims, idx.mask, "", {}};
+        r.dims[d] = "(" + first + " + " + idx.dims[d] +
+                    (step == 1 ? "" : " * " + std::to_string(step)) + ")";
+        return emit(k, in, r);
+      }
+      case Op::Select: {
+        int64_t d = attr_int(n.attrs, "dim"), index = attr_int(n.attrs, "index");
+        Index r{idx.dims, idx.mask, "", {}};
+        std::string at = index >= 0
+                             ? std::to_string(index)
+                             : "(" + k.size(ishape[d]) + " - " + std::to_string(-index) + ")";
+        r.dims.insert(r.dims.begin() + d, at);
+        return emit(k, in, r);
+      }
+      case Op::Expand: return emit(k, in, broadcast_index(in, out, idx));
+      case Op::Roll: {  // out[i] = in[(i - shift) mod n], with (-shift) mod n taken in Python
+        Index r{idx.dims, idx.mask, "", {}};
+        auto shifts = attr_ints(n.attrs, "shifts"), dims = attr_ints(n.attrs, "dims");
+        for (size_t j = 0; j < dims.size(); ++j) {
+          const std::string& len = ishape[dims[j]];
+          std::string back =
+              is_integer(len) ? std::to_string(((-shifts[j]) % std::stoll(len) + std::stoll(len)) %
+                                               std::stoll(len))
+                              : dim_var("(" + std::to_string(-shifts[j]) + ") % " + len);
+          r.dims[dims[j]] =
+              "((" + r.dims[dims[j]] + " + " + k.size(back) + ") % " + k.size(len) + ")";
+        }
+        return emit(k, in, r);
+      }
       case Op::Cat: {
         int dim = static_cast<int>(attr_int(n.attrs, "dim"));
         std::string offset = "0";

@@ -1,6 +1,7 @@
 #include "ir/op_schema.h"
 
 #include <cassert>
+#include <limits>
 #include <stdexcept>
 
 #include "ir/shape_rules.h"
@@ -398,6 +399,24 @@ std::vector<OpSchema> build_table() {
   add({.op = Op::Flip, .attrs = {{.name = "dims", .type = AttrType::Ints, .min_length = 1}},
        .infer_shape = flip, .flops = no_flops, .torch_function = "torch.flip($0, {dims})",
        .aten = {"aten::flip"}, .sampled = false});
+  add({.op = Op::Slice,
+       .attrs = {int_attr("dim", 0), int_attr("start", 0),
+                 int_attr("end", std::numeric_limits<int64_t>::max()), int_attr("step", 1, 1)},
+       .infer_shape = slice, .flops = no_flops,
+       .torch_function = "torch.ops.aten.slice.Tensor($0, {dim}, {start}, {end}, {step})",
+       .aten = {"aten::slice"}, .sampled = false});
+  add({.op = Op::Select, .attrs = {int_attr("dim", std::nullopt), int_attr("index", std::nullopt)},
+       .infer_shape = select, .flops = no_flops, .torch_function = "torch.select($0, {dim}, {index})",
+       .aten = {"aten::select"}, .sampled = false});
+  add({.op = Op::Expand, .attrs = {{.name = "size", .type = AttrType::Ints, .min_length = 1}},
+       .infer_shape = expand, .flops = no_flops, .torch_function = "$0.expand({size})",
+       .aten = {"aten::expand"}, .sampled = false});
+  add({.op = Op::Roll,
+       .attrs = {{.name = "shifts", .type = AttrType::Ints, .min_length = 1},
+                 {.name = "dims", .type = AttrType::Ints, .min_length = 1}},
+       .infer_shape = roll, .flops = no_flops,
+       .torch_function = "torch.roll($0, {shifts}, {dims})", .aten = {"aten::roll"},
+       .sampled = false});
   add({.op = Op::Unsqueeze, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = unsqueeze,
        .flops = no_flops, .torch_function = "$0.unsqueeze({dim})", .aten = {"aten::unsqueeze"}});
   add({.op = Op::Squeeze,
@@ -447,7 +466,7 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
       Op::MaxPool1d, Op::MaxPool2d, Op::MaxPool3d, Op::AvgPool1d, Op::AvgPool2d, Op::AvgPool3d,
       Op::AdaptiveAvgPool2d, Op::AdaptiveAvgPool3d, Op::Reshape, Op::Flatten, Op::Permute,
       Op::Transpose, Op::Unsqueeze, Op::Squeeze, Op::Cat, Op::Clone, Op::Contiguous, Op::Dropout,
-      Op::Identity, Op::Flip};
+      Op::Identity, Op::Flip, Op::Slice, Op::Select, Op::Expand, Op::Roll};
   set({Op::Exp, Op::Sigmoid, Op::Softplus, Op::Softmax},
       [](OpSchema& s) { s.out_domain = OutDomain::Positive; });
   set({Op::Relu, Op::Abs, Op::Square, Op::Hardsigmoid, Op::Sqrt, Op::Norm, Op::Var, Op::Std},
@@ -485,7 +504,7 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
   ranks({Op::Linear, Op::Matmul, Op::LayerNorm, Op::RmsNorm, Op::Cat, Op::Flatten, Op::Squeeze,
          Op::Sum, Op::Mean, Op::Max, Op::Min, Op::Amax, Op::Amin, Op::Logsumexp, Op::Var,
          Op::Std, Op::Norm, Op::Prod, Op::Argmax, Op::Argmin, Op::Cumsum, Op::Cumprod,
-         Op::Softmax, Op::LogSoftmax, Op::Flip}, 1, 8);
+         Op::Softmax, Op::LogSoftmax, Op::Flip, Op::Slice, Op::Select}, 1, 8);
   ranks({Op::Triu, Op::Tril}, 2, 8);
 }
 // clang-format on

@@ -54,9 +54,19 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
     }
     case Category::Normalization: return sym(0);  // the input's shape
     case Category::Layout:
-      if (n.op != Op::Permute || sym(0).empty()) return {};
-      for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dims")))
-        dims.push_back(sym(0)[d < 0 ? d + rank : d]);
+      if (sym(0).empty()) return {};
+      if (n.op == Op::Permute) {
+        for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dims")))
+          dims.push_back(sym(0)[d < 0 ? d + rank : d]);
+      } else if (n.op == Op::Unsqueeze) {
+        dims = sym(0);
+        dims.insert(dims.begin() + std::get<int64_t>(n.attrs.at("dim")), "1");
+      } else if (n.op == Op::Squeeze) {
+        std::set<int64_t> gone;
+        for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dim"))) gone.insert(d);
+        for (size_t j = 0; j < sym(0).size(); ++j)
+          if (!gone.count(static_cast<int64_t>(j))) dims.push_back(sym(0)[j]);
+      }
       return dims;
     case Category::Anchor: {
       if (n.op != Op::Matmul || sym(0).empty() || sym(1).empty()) return {};
@@ -104,6 +114,7 @@ class Composer {
     return op(reduction == 1 ? "mean" : "sum", {x}, {{"dim", all}});
   }
   int rank(ValueId x) const { return g_.value(x).type.rank(); }
+  int64_t size(ValueId x, int dim) const { return g_.value(x).type.shape.at(dim); }
 
  private:
   Graph& g_;
@@ -122,9 +133,10 @@ ValueId pairwise_distance(Composer& c, ValueId x, ValueId y, double eps) {
   return c.op("norm", {d}, {{"dim", std::vector<int64_t>{-1}}});
 }
 
-// einsum over two operands as permute, matmul, permute: "bik,kj->bij", "bijl,lk->bijk".
-// One contracted letter; the left operand's other letters are batch letters (also in the
-// right operand) then rows; the right operand contributes one column letter.
+// einsum over two operands as permute, matmul, permute: "bik,kj->bij", "bijl,lk->bijk",
+// "ebd,be->bd". One contracted letter; the left operand's other letters are batch letters
+// (also in the right operand) then rows; the right operand contributes at most one column
+// letter (none: a matrix-vector product, a unit column added and dropped again).
 ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>& in) {
   std::string eq;
   for (char ch : spec)
@@ -156,11 +168,12 @@ ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>&
     else if (!has(a, ch))
       throw IrError("einsum '" + spec + "': '" + ch + "' is summed alone");
   }
-  if (contracted.size() != 1 || cols.size() != 1 || rows.empty() ||
-      (!batch.empty() && rows.size() != 1) || out.size() != batch.size() + rows.size() + 1) {
+  if (contracted.size() != 1 || cols.size() > 1 || rows.empty() ||
+      (!batch.empty() && rows.size() != 1) ||
+      out.size() != batch.size() + rows.size() + cols.size()) {
     throw IrError("einsum '" + spec +
-                  "' is not supported: one contracted letter, one column "
-                  "letter, and rows only after batch letters");
+                  "' is not supported: one contracted letter, at most one "
+                  "column letter, and one row letter after batch letters");
   }
   auto permute = [&](ValueId x, const std::string& from, const std::string& to) {
     std::vector<int64_t> dims;
@@ -172,7 +185,9 @@ ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>&
   // matmul broadcasts the left operand's leading rows against a 2-d right operand.
   ValueId lhs = permute(in[0], a, batch + rows + contracted);
   ValueId rhs = permute(in[1], b, batch + contracted + cols);
+  if (cols.empty()) rhs = c.op("unsqueeze", {rhs}, {{"dim", int64_t{-1}}});
   ValueId product = c.op("matmul", {lhs, rhs});
+  if (cols.empty()) product = c.op("squeeze", {product}, {{"dim", std::vector<int64_t>{-1}}});
   return permute(product, batch + rows + cols, out);
 }
 
@@ -246,6 +261,20 @@ const std::map<std::string, Rule>& rules() {
          ValueId loss = c.op("clamp_min", {gap}, {{"min", 0.0}});
          int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
          return c.reduce(loss, reduction);
+       }},
+      {"drtriton::mul_by_mask",  // x * mask (bool): PyTorch's promotion, exactly (0 * inf is NaN)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0), mask = in.at(1);
+         return c.op("where", {mask, x, c.scalar("mul_scalar", x, 0.0)});
+       }},
+      {"aten::diag",  // a vector's diagonal matrix: a[i] kept where i == j
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         if (c.rank(in.at(0)) != 1 || (args.count("diagonal") && args.at("diagonal") != 0))
+           throw IrError("diag of a matrix, or off the main diagonal, is not supported");
+         ValueId column = c.op("unsqueeze", {in[0]}, {{"dim", int64_t{1}}});
+         int64_t n = c.size(in[0], 0);
+         ValueId square = c.op("expand", {column}, {{"size", std::vector<int64_t>{n, n}}});
+         return c.op("tril", {c.op("triu", {square})});
        }},
       {"aten::einsum",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {

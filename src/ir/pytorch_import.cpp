@@ -173,6 +173,15 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
     }
   }
   const std::string& t = c.target;
+  if (t == "aten::mul" && c.refs.size() == 2) {
+    bool first = types.at(c.refs[0]).dtype == DType::Bool;
+    bool second = types.at(c.refs[1]).dtype == DType::Bool;
+    if (first != second) {  // a float tensor times a mask
+      if (first) std::swap(c.refs[0], c.refs[1]);
+      c.target = "drtriton::mul_by_mask";
+      return;
+    }
+  }
   if (t == "aten::detach" || t == "aten::alias" || t == "aten::lift_fresh_copy") {
     c.target = "aten::clone";  // a value-preserving copy; codegen forwards it
     return;
@@ -335,6 +344,10 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     schema = &op_named("transpose");
     c.consts["dim0"] = 0;
     c.consts["dim1"] = 1;
+  } else if (t == "aten::expand_as") {  // the other tensor gives only its shape
+    c.consts["size"] = types.at(c.refs.at(1)).shape;
+    c.refs.resize(1);
+    schema = &op_named("expand");
   } else if (t == "aten::dropout") {
     take("train");
   } else if (t.find("pool") != std::string::npos) {
@@ -566,7 +579,9 @@ Graph import_traced(const json& traced) {
         int64_t index = c.consts["index"].get<int64_t>();
         auto it = tuple_calls.find(from);
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
-        if (index != 0 && calls[it->second].target != "aten::broadcast_tensors")
+        const std::string& tuple_target = calls[it->second].target;
+        if (index != 0 && tuple_target != "aten::broadcast_tensors" &&
+            tuple_target != "aten::unbind")
           throw Unsupported("element " + std::to_string(index) + " of " + calls[it->second].target +
                             " (the indices) is not supported");
         Call inner = calls[it->second];
@@ -580,10 +595,14 @@ Graph import_traced(const json& traced) {
           type_of[name] = type_of[ref];
           continue;
         }
+        if (inner.target == "aten::unbind") {  // element i of unbind(x, dim) is select(x, dim, i)
+          inner.target = "aten::select";
+          inner.consts["index"] = index;
+        }
         m = map_call(inner, type_of);
       } else if (((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") ||
                  c.target.find("_with_indices") != std::string::npos ||
-                 c.target == "aten::broadcast_tensors") {
+                 c.target == "aten::broadcast_tensors" || c.target == "aten::unbind") {
         tuple_calls[name] = i;
         continue;
       } else {
@@ -598,6 +617,7 @@ Graph import_traced(const json& traced) {
           }
           c.target.pop_back();
         }
+        canonicalize(c, type_of);  // before asking: a canonical call may be a composed one
         if (!is_composed(c.target)) m = map_call(c, type_of);
       }
       auto ids_of = [&](const std::vector<std::string>& refs) {

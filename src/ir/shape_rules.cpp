@@ -466,6 +466,60 @@ TensorType flip(const Ins& in, Attrs& attrs) {
   return in[0];
 }
 
+// PyTorch's slice: negative bounds count from the end, then both clamp to [0, size].
+TensorType slice(const Ins& in, Attrs& attrs) {
+  int64_t d = normalize_dim(attr_int(attrs, "dim"), in[0].rank(), "dim");
+  int64_t size = in[0].shape[d], step = attr_int(attrs, "step");
+  auto bound = [&](int64_t v) { return std::clamp(v < 0 ? v + size : v, int64_t{0}, size); };
+  int64_t start = bound(attr_int(attrs, "start")), end = bound(attr_int(attrs, "end"));
+  attrs["dim"] = d;
+  TensorType out = in[0];
+  out.shape[d] = end > start ? (end - start + step - 1) / step : 0;
+  if (out.shape[d] == 0) fail("slice of dim " + str(d) + " of " + to_string(in[0]) + " is empty");
+  return out;
+}
+
+TensorType select(const Ins& in, Attrs& attrs) {
+  int64_t d = normalize_dim(attr_int(attrs, "dim"), in[0].rank(), "dim");
+  int64_t size = in[0].shape[d], index = attr_int(attrs, "index");
+  if (index < -size || index >= size)
+    fail("index " + str(index) + " is out of range for dim " + str(d) + " of " + to_string(in[0]));
+  attrs["dim"] = d;
+  TensorType out = in[0];
+  out.shape.erase(out.shape.begin() + d);
+  return out;
+}
+
+TensorType expand(const Ins& in, Attrs& attrs) {
+  auto size = attr_ints(attrs, "size");
+  const Shape& s = in[0].shape;
+  if (size.size() < s.size())
+    fail("size " + shape_string(size) + " has fewer dims than input 0 " + to_string(in[0]));
+  size_t lead = size.size() - s.size();
+  for (size_t i = 0; i < size.size(); ++i) {
+    int64_t have = i < lead ? -1 : s[i - lead];
+    if (size[i] == -1) {
+      if (i < lead) fail("size " + shape_string(size) + ": a new dim cannot be -1");
+      size[i] = have;
+    } else if (i >= lead && have != 1 && have != size[i]) {
+      fail("cannot expand dim " + str(i - lead) + " of " + to_string(in[0]) + " to " +
+           str(size[i]));
+    }
+  }
+  attrs["size"] = size;
+  return {in[0].dtype, size};
+}
+
+TensorType roll(const Ins& in, Attrs& attrs) {
+  auto shifts = attr_ints(attrs, "shifts"), dims = attr_ints(attrs, "dims");
+  if (shifts.size() != dims.size())
+    fail("shifts " + shape_string(shifts) + " and dims " + shape_string(dims) +
+         " must have the same length (a roll of the flattened tensor is not supported)");
+  for (int64_t& d : dims) d = normalize_dim(d, in[0].rank(), "dims");
+  attrs["dims"] = dims;
+  return in[0];
+}
+
 TensorType transpose(const Ins& in, Attrs& attrs) {
   int rank = in[0].rank();
   int64_t a = normalize_dim(attr_int(attrs, "dim0"), rank, "dim0");

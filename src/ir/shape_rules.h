@@ -40,7 +40,11 @@ TensorType reshape(const Ins& in, Attrs& attrs);
 TensorType flatten(const Ins& in, Attrs& attrs);
 TensorType permute(const Ins& in, Attrs& attrs);
 TensorType transpose(const Ins& in, Attrs& attrs);
-TensorType flip(const Ins& in, Attrs& attrs);  // dims: distinct dims of input 0
+TensorType flip(const Ins& in, Attrs& attrs);    // dims: distinct dims of input 0
+TensorType slice(const Ins& in, Attrs& attrs);   // x[start:end:step] along dim
+TensorType select(const Ins& in, Attrs& attrs);  // x[index] along dim: one rank less
+TensorType expand(const Ins& in, Attrs& attrs);  // size: -1 keeps a dim; new dims lead
+TensorType roll(const Ins& in, Attrs& attrs);    // shifts and dims, as many of each
 TensorType unsqueeze(const Ins& in, Attrs& attrs);
 TensorType squeeze(const Ins& in, Attrs& attrs);
 TensorType cat(const Ins& in, Attrs& attrs);
