@@ -496,7 +496,7 @@ Graph import_traced(const json& traced) {
       continue;
     }
     if (p.value("kind", "") == "buffer") {
-      errors.push_back(source + ": buffer '" + target +
+      errors.push_back(place(nodes[readers[ph].front()]) + ": buffer '" + target +
                        "' is used in forward; drtriton graphs hold parameters, not free buffers");
       poisoned.insert(ph);
       continue;
