@@ -132,6 +132,15 @@ Attrs module_attrs(const OpSchema& schema, const json& module) {
   return out;
 }
 
+// The type of a value an aten call reads; one the import does not know (a module's own
+// weight read outside the module, say) is reported, not a crash.
+const TensorType& type_at(const std::map<std::string, TensorType>& types, const std::string& ref) {
+  auto it = types.find(ref);
+  if (it == types.end())
+    throw Unsupported("reads '" + ref + "', which is not a tensor drtriton knows");
+  return it->second;
+}
+
 // Other spellings of operations map_call knows: torch.export keeps what the user wrote
 // (torch.multiply, x.swapaxes), so each alias is renamed here, once, with its arguments.
 struct Alias {
@@ -174,8 +183,8 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
   }
   const std::string& t = c.target;
   if (t == "aten::mul" && c.refs.size() == 2) {
-    bool first = types.at(c.refs[0]).dtype == DType::Bool;
-    bool second = types.at(c.refs[1]).dtype == DType::Bool;
+    bool first = type_at(types, c.refs[0]).dtype == DType::Bool;
+    bool second = type_at(types, c.refs[1]).dtype == DType::Bool;
     if (first != second) {  // a float tensor times a mask
       if (first) std::swap(c.refs[0], c.refs[1]);
       c.target = "drtriton::mul_by_mask";
@@ -187,7 +196,7 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
     return;
   }
   if (t != "aten::numpy_T" && t != "aten::mT" && t != "aten::movedim") return;
-  const int rank = types.at(c.refs.at(0)).rank();
+  const int rank = type_at(types, c.refs.at(0)).rank();
   std::vector<int64_t> order(rank);
   for (int i = 0; i < rank; ++i) order[i] = i;
   if (t == "aten::numpy_T") {
@@ -230,7 +239,7 @@ struct Mapped {
 };
 
 Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
-  auto rank_of = [&](const std::string& ref) { return types.at(ref).rank(); };
+  auto rank_of = [&](const std::string& ref) { return type_at(types, ref).rank(); };
   auto all_dims = [&](const std::string& ref) {
     std::vector<int64_t> d(rank_of(ref));
     for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<int64_t>(i);
@@ -315,7 +324,7 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     json dim = take("dim");
     if (dim.is_null()) {
       std::vector<int64_t> ones;
-      const Shape& s = types.at(c.refs[0]).shape;
+      const Shape& s = type_at(types, c.refs[0]).shape;
       for (size_t i = 0; i < s.size(); ++i)
         if (s[i] == 1) ones.push_back(static_cast<int64_t>(i));
       dim = ones;
@@ -345,7 +354,7 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     c.consts["dim0"] = 0;
     c.consts["dim1"] = 1;
   } else if (t == "aten::expand_as") {  // the other tensor gives only its shape
-    c.consts["size"] = types.at(c.refs.at(1)).shape;
+    c.consts["size"] = type_at(types, c.refs.at(1)).shape;
     c.refs.resize(1);
     schema = &op_named("expand");
   } else if (t == "aten::dropout") {
