@@ -4,7 +4,7 @@ import torch.nn as nn
 
 class Model(nn.Module):
     def forward(self, x):
-        y = x[0]
+        y = torch.sort(x, dim=1).values
         return torch.relu(y)
 
 
