@@ -3,10 +3,11 @@
 # carried in .deps/ (unpacked into a prefix), since that machine has no package registry.
 #   here:  mkdir -p .deps && (cd .deps && apt-get download libcpp-httplib-dev \
 #            libcpp-httplib0.11 libsqlite3-dev libbrotli-dev libssl-dev zlib1g-dev)
-# Sets build_ok (0 when build/drtriton was built) and the environment the tools need.
+# Sets build_ok (0 when build/drtriton was built) and the environment the tools need
+# (numeric checks of synthetic programs run on the GPU there: DRTRITON_NUMERIC_DEVICE).
 OUT=${OUT:-results}
 mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/python DRTRITON_PYTHON=python3
+export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/python DRTRITON_PYTHON=python3 DRTRITON_NUMERIC_DEVICE=cuda
 PREFIX=/tmp/drtriton-deps
 mkdir -p "$PREFIX"
 for deb in .deps/*.deb; do dpkg -x "$deb" "$PREFIX"; done

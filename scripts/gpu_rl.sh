@@ -38,7 +38,7 @@ for algo in drpo grpo; do
 done
 
 echo "== held-out suites"
-build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" > /dev/null 2>&1
+build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" --numeric-check > /dev/null 2>&1
 python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]

@@ -73,7 +73,7 @@ cp "$MODEL"/*.json "$MODEL"/*.safetensors "$WORK/ckpt/metrics.jsonl" "$WORK/ckpt
 tar -cf "$OUT/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$OUT/ckpt.tar"
 
 echo "== held-out suites"
-build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" > /dev/null 2>&1
+build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" --numeric-check > /dev/null 2>&1
 # The synthetic suites of difficulty 1, 2 and 5, and the hand-written programs of the repo
 # that the compiler solves (examples/, tests/python/programs/): one JSONL each.
 python3 - "$WORK" <<'PY'

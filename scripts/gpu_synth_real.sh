@@ -43,7 +43,8 @@ def compile_one(path):
 suites = {}
 for dist in ("real", "uniform"):
     folder = os.path.join(OUT, f"suite_{dist}")
-    r = subprocess.run([BIN, "synth", "--suite", folder, "--dist", dist, "--count", str(N)],
+    r = subprocess.run([BIN, "synth", "--suite", folder, "--dist", dist, "--count", str(N),
+                        "--numeric-check"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"synth --dist {dist}: {r.stderr.strip()}")

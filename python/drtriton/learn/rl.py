@@ -158,7 +158,7 @@ def synth_programs(cfg: Config, level: int, count: int, seed: int) -> list[str]:
         path = os.path.join(tmp, "programs.jsonl")
         subprocess.run([cfg.binary, "synth", "--count", str(count), "--difficulty",
                         f"{level}:{level}", "--seed", str(seed), "--size", cfg.size,
-                        "--jobs", "1", "--out", path], check=True, capture_output=True)
+                        "--numeric-check", "--jobs", "1", "--out", path], check=True, capture_output=True)
         with open(path) as f:
             return [json.loads(line)["pytorch"] for line in f]
 
