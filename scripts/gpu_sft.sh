@@ -18,6 +18,7 @@
 #          PAIRS=... PAIRS_MINUTES_MORE=3 PAIRS_SEED=3 ...   (add chunks from seed 3 on)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+START_S=$(date +%s)
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 
@@ -52,7 +53,8 @@ if [ "$PAIRS_MINUTES" != 0 ]; then
   tar -cf "$OUT/pairs_logs.tar" -C "$OUT" $(cd "$OUT" && ls pairs_*.log) && rm -f "$OUT"/pairs_*.log
 fi
 [ -s "$WORK/pairs.jsonl" ] || { echo "no pairs"; exit 1; }
-gzip -k -c "$WORK/pairs.jsonl" > "$OUT/pairs.jsonl.gz"
+# New pairs go back; pairs that were carried in are not sent back again.
+[ "$PAIRS_MINUTES" = 0 ] || gzip -k -c "$WORK/pairs.jsonl" > "$OUT/pairs.jsonl.gz"
 echo "pairs: $(wc -l < "$WORK/pairs.jsonl")"
 [ "$TRAIN_MINUTES" != 0 ] || exit 0  # pairs only: carry pairs.jsonl.gz to the next call
 
@@ -70,7 +72,10 @@ echo "evaluated model: $MODEL $(cat "$MODEL/best.json" 2>/dev/null)"
 rm -rf "$WORK/ship" && mkdir -p "$WORK/ship/ckpt"
 cp "$MODEL"/*.json "$MODEL"/*.safetensors "$WORK/ckpt/metrics.jsonl" "$WORK/ckpt/loss.png" \
   "$WORK/ship/ckpt/"
-tar -cf "$OUT/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$OUT/ckpt.tar"
+# Files come back from the device machine at up to 16 MiB each: the tar goes in parts
+# (here: cat ckpt.tar.part* | tar -x).
+tar -cf "$WORK/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$WORK/ckpt.tar"
+split -b 15M -d "$WORK/ckpt.tar" "$OUT/ckpt.tar.part"
 
 echo "== held-out suites"
 build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" --numeric-check > /dev/null 2>&1
@@ -89,7 +94,10 @@ with open(f"{work}/real.jsonl", "w") as f:
     for path in real:
         f.write(json.dumps({"id": path, "pytorch": open(path).read()}) + "\n")
 PY
-python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
+# The call may run 10 minutes: the evaluation gets what is left of 570 s from the start.
+eval_s=$(( 570 - ($(date +%s) - START_S) ))
+echo "held-out suites written at $(( $(date +%s) - START_S )) s; evaluation gets $eval_s s"
+timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
   --device cuda --workers 14 --batch-size 512 --out "$OUT/eval.json" \
   --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" --suite "$WORK/d5.jsonl" \
   --suite "$WORK/real.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -12

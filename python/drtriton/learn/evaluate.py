@@ -17,6 +17,7 @@ there was no answer to judge).
 import argparse
 import json
 import os
+import sys
 import time
 from collections import Counter
 
@@ -151,6 +152,8 @@ def main(argv=None):
                                args.max_new_tokens, batch_size, seed=args.seed)
         completions = [mine + extra for mine, extra in zip(completions, more)]
     sampled_at = time.time()
+    print(f"evaluate: {sum(map(len, completions))} completions of {len(tasks)} programs sampled "
+          f"in {sampled_at - started:.0f} s; verifying", file=sys.stderr, flush=True)
     serve_args = []
     if args.workers:
         serve_args += ["--workers-per-gpu", str(args.workers)]
