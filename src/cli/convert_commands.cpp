@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -29,6 +30,7 @@ struct ConvertArgs {
 };
 
 constexpr const char* kModelPolicy = "model:";
+constexpr const char* kEndpointPolicy = "endpoint:";
 
 }  // namespace
 
@@ -91,13 +93,13 @@ double candidate_ms(const json& verdict) {
   return t->is_number() ? t->get<double>() : 1e300;
 }
 
-// The model policy (`--policy model:CKPT`): SAMPLES answers from a checkpoint (python -m
-// drtriton.learn.sample), all verified in one pool; the fastest accepted one is the solution.
-void run_model_policy(const ConvertArgs& a, const std::string& ckpt) {
+// A sampling policy (`--policy model:CKPT` or `endpoint:URL`): SAMPLES answers (python -m
+// drtriton.policy), all verified in one pool; the fastest accepted one is the solution.
+void run_sampling_policy(const ConvertArgs& a) {
   if (!has_extension(a.program, ".py")) {
-    throw CliError(a.program + ": a model reads the program's source (.py), not a traced graph");
+    throw CliError(a.program + ": a policy reads the program's source (.py), not a traced graph");
   }
-  if (!fs::is_directory(ckpt))
+  if (a.policy.rfind(kModelPolicy, 0) == 0 && !fs::is_directory(a.policy.substr(6)))
     throw CliError("--policy " + a.policy + ": no such checkpoint folder");
   std::string task =
       read_file(a.program);  // a missing program: the user's error, before the model loads
@@ -108,14 +110,15 @@ void run_model_policy(const ConvertArgs& a, const std::string& ckpt) {
     std::snprintf(buf, sizeof buf, "%g", v);
     return std::string(buf);
   };
-  int status = run_python_module("drtriton.learn.sample",
-                                 {"--ckpt", ckpt, "--program", a.program, "--samples",
+  int status = run_python_module("drtriton.policy",
+                                 {"--policy", a.policy, "--program", a.program, "--samples",
                                   std::to_string(a.samples), "--temperature", number(a.temperature),
                                   "--top-p", number(a.top_p), "--out-dir", dir.string()},
                                  /*quiet_stdout=*/true);
   if (status != 0) {
     fs::remove_all(dir);
-    throw CliError(ckpt + ": sampling failed (exit " + std::to_string(status) + ", see above)");
+    throw CliError("--policy " + a.policy + ": sampling failed (exit " + std::to_string(status) +
+                   ", see above)");
   }
   std::vector<std::string> files;
   if (fs::is_directory(dir)) {
@@ -161,12 +164,12 @@ void run_model_policy(const ConvertArgs& a, const std::string& ckpt) {
   }
   write_output(out, sources[best]);
   std::cerr << "drtriton convert: " << a.program << " -> " << out << " (answer " << best + 1
-            << " of " << sources.size() << " from " << ckpt << ", the fastest accepted)\n";
+            << " of " << sources.size() << " from " << a.policy << ", the fastest accepted)\n";
   report_verdict(verdicts[best], a.json, out);
 }
 
 void run_convert(const ConvertArgs& a) {
-  if (a.policy.rfind(kModelPolicy, 0) == 0) return run_model_policy(a, a.policy.substr(6));
+  if (a.policy != "compiler") return run_sampling_policy(a);
   json traced = load_traced(a.program);
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, a.program);
@@ -221,14 +224,18 @@ void add_convert_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   convert
       ->add_option("--policy", a->policy,
-                   "Who writes the solution: compiler (default, the built-in compiler) or "
-                   "model:CKPT (samples from a trained checkpoint, the fastest verified one)")
+                   "Who writes the solution: compiler (default, the built-in compiler), "
+                   "model:CKPT (samples from a trained checkpoint) or endpoint:URL[#MODEL] (an "
+                   "OpenAI-compatible server); of sampled answers, the fastest verified one")
       ->check([](const std::string& p) {
-        return p == "compiler" || (p.rfind(kModelPolicy, 0) == 0 && p.size() > 6)
+        auto names = [&](const char* prefix) {
+          return p.rfind(prefix, 0) == 0 && p.size() > std::strlen(prefix);
+        };
+        return p == "compiler" || names(kModelPolicy) || names(kEndpointPolicy)
                    ? std::string()
-                   : "expected compiler or model:CKPT, got '" + p + "'";
+                   : "expected compiler, model:CKPT or endpoint:URL, got '" + p + "'";
       });
-  convert->add_option("--samples", a->samples, "Answers a model policy samples (default 8)")
+  convert->add_option("--samples", a->samples, "Answers a sampling policy draws (default 8)")
       ->check(CLI::Range(1, 256));
   convert
       ->add_option("--temperature", a->temperature, "Sampling temperature; 0: greedy (default 0.8)")

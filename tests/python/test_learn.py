@@ -20,7 +20,8 @@ from safetensors.torch import load_file  # noqa: E402
 from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
 
 from drtriton.learn import data, evaluate, model as model_lib, sft  # noqa: E402
-from drtriton.learn.prompt import EOS_TOKEN, build_prompt, format_answer, parse_answer  # noqa: E402
+from drtriton.learn.prompt import (EOS_TOKEN, build_prompt, format_answer, parse_answer,  # noqa: E402
+                                   read_answer)
 from drtriton.learn.sample import ModelPolicy  # noqa: E402
 from drtriton.learn.tokenizer import pair_texts, read_pairs, train_tokenizer  # noqa: E402
 
@@ -127,6 +128,17 @@ def test_prompt_answer_round_trip(pairs):
 ])
 def test_parse_answer_refuses(completion):
     assert parse_answer(completion) is None
+
+
+@pytest.mark.parametrize("completion, why", [
+    ("I cannot do that.", "no fenced"),
+    ("```python\nclass Model(nn.Module):\n    pass\n```\n", "no block defines class ModelNew"),
+    ("```python\nclass ModelNew:\n    pass\n```\nor\n```python\nclass ModelNew:\n    x = 1\n```\n",
+     "2 blocks define class ModelNew"),
+])
+def test_read_answer_says_why(completion, why):
+    answer, reason = read_answer(completion)
+    assert answer is None and why in reason
 
 
 def test_tokenizer_round_trips_code(pairs, tmp_path):

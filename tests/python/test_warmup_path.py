@@ -63,7 +63,7 @@ def test_train_passes_flags_and_failures_through(trained):
 def test_model_policy_errors_name_the_problem(trained):
     work, _ = trained
     r = run("convert", "program.py", "--policy", "oracle", cwd=work)
-    assert r.returncode == 2 and "expected compiler or model:CKPT" in r.stderr
+    assert r.returncode == 2 and "expected compiler, model:CKPT or endpoint:URL" in r.stderr
     r = run("convert", "program.py", "--policy", "model:missing_dir", cwd=work)
     assert r.returncode == 1 and "missing_dir: no such checkpoint folder" in r.stderr
     r = run("convert", "no_such_program.py", "--policy", "model:ckpt", cwd=work)

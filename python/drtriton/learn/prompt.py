@@ -35,9 +35,20 @@ def format_answer(solution_source: str, eos: str = EOS_TOKEN) -> str:
     return f"```python\n{solution}\n```\n{eos}"
 
 
+def read_answer(completion: str) -> tuple[str | None, str]:
+    """(the answer, "") or (None, why not). The answer is the one fenced python block that
+    defines `class ModelNew`; other blocks (a usage example, a shell line) are ignored."""
+    blocks = [b.group(1) for b in _FENCED_BLOCK.finditer(completion)]
+    if not blocks:
+        return None, "no fenced ```python block (closed by ``` at the start of a line)"
+    answers = [b for b in blocks if _MODEL_NEW.search(b)]
+    if not answers:
+        return None, f"no block defines class ModelNew ({len(blocks)} block(s) without it)"
+    if len(answers) > 1:
+        return None, f"{len(answers)} blocks define class ModelNew: answer with exactly one"
+    return answers[0], ""
+
+
 def parse_answer(completion: str) -> str | None:
-    """The first fenced python block of `completion` that defines `class ModelNew`, or None."""
-    for block in _FENCED_BLOCK.finditer(completion):
-        if _MODEL_NEW.search(block.group(1)):
-            return block.group(1)
-    return None
+    """The answer of `completion` (read_answer), or None."""
+    return read_answer(completion)[0]

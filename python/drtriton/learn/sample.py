@@ -1,21 +1,12 @@
 """Completions from a checkpoint: the `transformers` policy of DESIGN.md section 6 (prompts
-in, completions out), for evaluation, test-time search and reinforcement learning.
-
-    python -m drtriton.learn.sample --ckpt CKPT --program FILE.py --samples 8 \\
-        --temperature 0.8 --top-p 0.95 --out-dir DIR
-
-writes DIR/sample_000.py, ... for the completions that hold an answer (prompt.parse_answer)
-and prints one JSON line {"samples": N, "parsed": k, "files": [...]}.
+in, completions out), for evaluation, test-time search and reinforcement learning. Its
+command line is the policies' one: python -m drtriton.policy --policy model:CKPT ...
 """
-
-import argparse
-import json
-import os
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from .prompt import build_prompt, parse_answer
+from .prompt import build_prompt
 
 
 class ModelPolicy:
@@ -58,36 +49,3 @@ class ModelPolicy:
             else:
                 completions += [texts[i:i + samples] for i in range(0, len(texts), samples)]
         return completions
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m drtriton.learn.sample", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ckpt", required=True, help="save_pretrained directory")
-    parser.add_argument("--program", required=True, help="KernelBench-format program (.py)")
-    parser.add_argument("--samples", type=int, default=8)
-    parser.add_argument("--temperature", type=float, default=0.8, help="0: greedy")
-    parser.add_argument("--top-p", type=float, default=0.95)
-    parser.add_argument("--max-new-tokens", type=int, default=2048)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--out-dir", required=True)
-    args = parser.parse_args(argv)
-    with open(args.program, encoding="utf-8") as f:
-        program = f.read()
-    policy = ModelPolicy(args.ckpt, args.device)
-    [completions] = policy.generate([program], args.samples, args.temperature, args.top_p,
-                                    args.max_new_tokens, seed=args.seed)
-    os.makedirs(args.out_dir, exist_ok=True)
-    files = []
-    for i, completion in enumerate(completions):
-        answer = parse_answer(completion)
-        if answer is not None:
-            files.append(os.path.join(args.out_dir, f"sample_{i:03d}.py"))
-            with open(files[-1], "w", encoding="utf-8") as f:
-                f.write(answer)
-    print(json.dumps({"samples": len(completions), "parsed": len(files), "files": files}))
-
-
-if __name__ == "__main__":
-    main()

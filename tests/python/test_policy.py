@@ -1,0 +1,122 @@
+"""The policy interface (python/drtriton/policy.py): the compiler as a policy, and an
+OpenAI-compatible endpoint, here a local stub server that answers with the compiler's own
+solution, judged by the real verifier in Triton's interpreter through `drtriton convert
+--policy endpoint:URL`."""
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from drtriton import policy  # noqa: E402
+from drtriton.learn.prompt import read_answer  # noqa: E402
+
+# y = relu(x) * scale, one of the verifier's own test tasks.
+with open(os.path.join(ROOT, "tests", "eval", "candidates", "tasks", "relu_scale.py")) as f:
+    PROGRAM = f.read()
+
+pytestmark = pytest.mark.skipif(not os.path.exists(BIN), reason=f"{BIN} is not built")
+
+
+class Stub(http.server.BaseHTTPRequestHandler):
+    """/v1/chat/completions: `choices` answers in turn, one per choice asked for (`n`)."""
+    choices: list[str] = []
+    requests: list[dict] = []
+    status = 200
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        Stub.requests.append({"path": self.path, "body": body})
+        if Stub.status != 200:
+            self.send_response(Stub.status)
+            self.end_headers()
+            self.wfile.write(b'{"error": "bad request"}')
+            return
+        take, Stub.choices = Stub.choices[:body.get("n", 1)], Stub.choices[body.get("n", 1):]
+        reply = {"choices": [{"index": i, "message": {"role": "assistant", "content": c}}
+                             for i, c in enumerate(take)]}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    Stub.choices, Stub.requests, Stub.status = [], [], 200
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """The compiler policy's one answer for PROGRAM (a fenced solution)."""
+    [[answer]] = policy.make_policy("compiler", BIN).complete([PROGRAM], samples=3)
+    return answer
+
+
+def test_compiler_policy_answers_once_with_a_fenced_solution(compiled):
+    solution, why = read_answer(compiled)
+    assert why == "" and "class ModelNew" in solution and "@triton.jit" in solution
+
+
+def test_convert_takes_the_endpoints_verified_answer(server, compiled, tmp_path):
+    (tmp_path / "program.py").write_text(PROGRAM)
+    # One sample without a code block, one with two ModelNew blocks, one right answer.
+    Stub.choices = ["I would fuse the relu and the scale.",
+                    compiled + "\nor\n" + compiled,
+                    "Here it is:\n" + compiled]
+    r = subprocess.run([BIN, "convert", "program.py", "--policy", f"endpoint:{server}#tiny",
+                        "--samples", "3", "--verify", "--device", "cpu", "-o", "out.py"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "sample 1: no answer: no fenced" in r.stderr
+    assert "sample 2: no answer: 2 blocks define class ModelNew" in r.stderr
+    assert (tmp_path / "out.py").read_text() == read_answer(compiled)[0]
+    [request] = Stub.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["body"]["n"] == 3 and request["body"]["model"] == "tiny"
+    assert "def forward(self, x)" in request["body"]["messages"][0]["content"]
+
+
+def test_endpoint_asked_again_when_it_returns_fewer_choices(server, compiled):
+    Stub.choices = [compiled, compiled]
+    Stub.requests = []
+    endpoint = policy.make_policy(f"endpoint:{server}")
+    # The stub answers `n` choices at most, and has only two: ask for two, in one request.
+    assert endpoint.complete([PROGRAM], samples=2) == [[compiled, compiled]]
+    assert len(Stub.requests) == 1 and "model" not in Stub.requests[0]["body"]
+
+
+def test_endpoint_errors_name_the_server(server, tmp_path):
+    (tmp_path / "program.py").write_text(PROGRAM)
+
+    def convert(spec):
+        return subprocess.run([BIN, "convert", "program.py", "--policy", spec, "--no-verify"],
+                              capture_output=True, text=True, cwd=tmp_path)
+
+    Stub.status = 400
+    r = convert(f"endpoint:{server}")
+    assert r.returncode == 1 and f"{server}/chat/completions: HTTP 400" in r.stderr
+    r = convert("endpoint:ftp://example")
+    assert r.returncode == 1 and "must start with http://" in r.stderr
+    r = convert("endpoint:")
+    assert r.returncode == 2 and "expected compiler, model:CKPT or endpoint:URL" in r.stderr
+    Stub.status = 200
+    Stub.choices = ["no code today"] * 8
+    r = convert(f"endpoint:{server}")
+    assert r.returncode == 1 and "none of 8 samples held" in r.stderr
