@@ -20,7 +20,8 @@ void add_ir_commands(CLI::App& app);       // ops, emit, import, check
 void add_synth_commands(CLI::App& app);    // synth, synth-stats
 void add_eval_commands(CLI::App& app);     // verify, serve
 void add_convert_commands(CLI::App& app);  // convert
-void add_learn_commands(CLI::App& app);    // pairs
+void add_learn_commands(CLI::App& app);    // pairs, train
+void add_bench_commands(CLI::App& app);    // bench
 
 // Shared between subcommands.
 // The traced graph of a program: a .py file through python/drtriton/frontend.py, or a .json
@@ -52,6 +53,9 @@ CodegenOptions codegen_options(const nlohmann::json& traced, const std::string& 
 // The verifier workers' configuration (devices left to the caller): `worker_command` instead
 // of python -m drtriton.worker when not empty; `sandbox` is auto, on or off.
 PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox);
+// A pool's devices: `workers` CPU workers ("cpu"), or that many spread over the GPUs
+// ("cuda:N") when `device` is cuda; 0 workers: one per core, at most 8 per GPU.
+std::vector<std::string> pool_devices(const std::string& device, int workers);
 // The GPU indices `nvidia-smi -L` lists (none on a machine without a GPU).
 std::vector<int> list_gpus();
 // One verdict from a pool of one worker (an empty device: cuda when there is a GPU).

@@ -237,25 +237,6 @@ std::vector<Candidate> compile_candidates(const std::vector<ProgramRecord>& prog
   return out;
 }
 
-// The pool's devices: `workers` CPU workers, or that many spread over the GPUs.
-std::vector<std::string> pool_devices(const std::string& device, int workers) {
-  std::vector<int> gpus = device == "cuda" ? list_gpus() : std::vector<int>{};
-  if (device == "cuda" && gpus.empty()) {
-    throw CLI::ValidationError("--device", "cuda, but nvidia-smi -L lists no GPU on this machine");
-  }
-  if (workers <= 0) {
-    int cores = default_jobs();
-    workers = gpus.empty() ? cores
-                           : static_cast<int>(gpus.size()) *
-                                 std::clamp(cores / static_cast<int>(gpus.size()), 1, 8);
-  }
-  std::vector<std::string> devices;
-  for (int w = 0; w < workers; ++w) {
-    devices.push_back(gpus.empty() ? "cpu" : "cuda:" + std::to_string(gpus[w % gpus.size()]));
-  }
-  return devices;
-}
-
 // Step 4: every compiled candidate to the verifier (default options, torch.compile's timing
 // only with --compile-timing), in two batches
 // on one pool: the defaults' solution of every program first, then the other variants, which
@@ -507,6 +488,26 @@ void add_learn_commands(CLI::App& app) {
       if (status != 0) throw ExitStatus(status);
     });
   }
+}
+
+// The pool's devices: `workers` CPU workers, or that many spread over the GPUs (0: one per
+// core, at most 8 per GPU).
+std::vector<std::string> pool_devices(const std::string& device, int workers) {
+  std::vector<int> gpus = device == "cuda" ? list_gpus() : std::vector<int>{};
+  if (device == "cuda" && gpus.empty()) {
+    throw CLI::ValidationError("--device", "cuda, but nvidia-smi -L lists no GPU on this machine");
+  }
+  if (workers <= 0) {
+    int cores = default_jobs();
+    workers = gpus.empty() ? cores
+                           : static_cast<int>(gpus.size()) *
+                                 std::clamp(cores / static_cast<int>(gpus.size()), 1, 8);
+  }
+  std::vector<std::string> devices;
+  for (int w = 0; w < workers; ++w) {
+    devices.push_back(gpus.empty() ? "cpu" : "cuda:" + std::to_string(gpus[w % gpus.size()]));
+  }
+  return devices;
 }
 
 }  // namespace drtriton::cli

@@ -1,0 +1,321 @@
+// drtriton bench: every program of a folder through the built-in compiler, each solution
+// judged by the verifier with eager and torch.compile timings, then the table the field
+// reports (correct, KernelBench-native, fast_p against eager and against torch.compile,
+// geometric means).
+//
+// OUT/results.jsonl gets one line per program as soon as its chunk is judged, so a bench
+// that stops (Ctrl-C, a lost machine) resumes where it stopped: programs already there are
+// not done again, and the table is always made from that file alone.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/io.h"
+#include "eval/verdict_cache.h"
+#include "eval/verifier.h"
+#include "ir/pytorch_import.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace drtriton::cli {
+
+namespace {
+
+struct BenchArgs {
+  std::string dir, out, device, cache;
+  int workers = 0, chunk = 8, limit = 0;
+  double timeout = 300;
+  bool no_compile = false;
+};
+
+struct Program {
+  std::string id, path;
+};
+
+// The KernelBench-format programs under `dir` (any depth, sorted): .py files that define
+// Model, get_inputs and get_init_inputs. The id is the path below `dir`, without ".py".
+std::vector<Program> find_programs(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw CliError(dir + ": no such folder");
+  std::vector<Program> programs;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().extension() != ".py") continue;
+    std::string text = read_file(e.path().string());
+    if (text.find("class Model") == std::string::npos ||
+        text.find("def get_inputs") == std::string::npos ||
+        text.find("def get_init_inputs") == std::string::npos)
+      continue;
+    std::string id = fs::relative(e.path(), dir).replace_extension("").generic_string();
+    programs.push_back({id, e.path().string()});
+  }
+  std::sort(programs.begin(), programs.end(),
+            [](const Program& a, const Program& b) { return a.id < b.id; });
+  if (programs.empty()) throw CliError(dir + ": no KernelBench-format program (.py with Model)");
+  return programs;
+}
+
+// The rows of an earlier run, by id; a line that is not a row is an error naming it.
+std::map<std::string, json> read_results(const fs::path& file) {
+  std::map<std::string, json> rows;
+  if (!fs::exists(file)) return rows;
+  std::ifstream in(file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    json row = json::parse(line, nullptr, false);
+    if (!row.is_object() || !row.contains("id")) {
+      throw CliError(file.string() + ":" + std::to_string(n) +
+                     ": not a bench row (remove the line or the file to start again)");
+    }
+    rows[row["id"].get<std::string>()] = row;
+  }
+  return rows;
+}
+
+double number_or_zero(const json& v, const char* key) {
+  return v.contains(key) && v[key].is_number() ? v[key].get<double>() : 0.0;
+}
+
+// One program's row from its verdict (or the stage that stopped it before the verifier).
+json result_row(const Program& p, const std::string& stage, const std::string& reason,
+                const json& verdict, int kernels, int library_calls) {
+  json row = {{"id", p.id},
+              {"path", p.path},
+              {"stage", stage},
+              {"passed", false},
+              {"failed_stage", stage},
+              {"reason", reason},
+              {"kernels", kernels},
+              {"library_calls", library_calls}};
+  if (!verdict.is_object()) return row;
+  row["passed"] = verdict.value("passed", false);
+  row["failed_stage"] = verdict.value("failed_stage", json());
+  row["reason"] = verdict.value("reason", json());
+  row["kernelbench_native"] = verdict.value("kernelbench_native", json());
+  for (const char* key : {"speedup_eager", "speedup_compile"})
+    row[key] = verdict.contains(key) ? verdict[key] : json();
+  row["timing_ms"] = verdict.value("timing_ms", json());
+  return row;
+}
+
+// The verifier's pool, started when the first candidate needs it (workers take seconds to
+// start, and a resumed bench may have nothing left to judge).
+class LazyVerifier {
+ public:
+  LazyVerifier(const BenchArgs& a, const std::string& device, const fs::path& out)
+      : a_(a), device_(device), out_(out) {}
+  std::vector<json> verify_batch(const std::vector<VerifyRequest>& requests) {
+    if (!verifier_) {
+      PoolConfig config = worker_config("", "auto");
+      config.devices = pool_devices(device_, a_.workers);
+      config.run_timeout_s = a_.timeout;
+      config.compile_timeout_s = std::min(config.compile_timeout_s, a_.timeout);
+      cache_ = std::make_unique<VerdictCache>(a_.cache.empty() ? (out_ / "verdicts.sqlite").string()
+                                                               : a_.cache);
+      pool_ = std::make_unique<WorkerPool>(config);
+      verifier_ = std::make_unique<Verifier>(*pool_, cache_.get());
+    }
+    return verifier_->verify_batch(requests);
+  }
+
+ private:
+  const BenchArgs& a_;
+  std::string device_;
+  fs::path out_;
+  std::unique_ptr<VerdictCache> cache_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<Verifier> verifier_;
+};
+
+// Trace, import and compile one chunk; judge what compiled in one batch.
+std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+                              const BenchArgs& a, const std::string& device) {
+  std::vector<std::string> paths;
+  for (const Program& p : chunk) paths.push_back(p.path);
+  std::vector<json> traced = trace_programs(paths, std::max(1, std::min(4, a.workers)));
+  std::vector<json> rows(chunk.size());
+  std::vector<VerifyRequest> requests;
+  std::vector<size_t> judged;
+  std::vector<std::pair<int, int>> counts(chunk.size());
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    if (traced[i].contains("error")) {
+      rows[i] = result_row(chunk[i], "trace", traced[i]["error"].get<std::string>(), json(), 0, 0);
+      continue;
+    }
+    GeneratedSolution solution;
+    try {
+      Graph graph = import_traced(traced[i]);
+      solution = generate_solution(graph, codegen_options(traced[i], chunk[i].path));
+    } catch (const std::exception& e) {
+      rows[i] = result_row(chunk[i], "compile", e.what(), json(), 0, 0);
+      continue;
+    }
+    counts[i] = {solution.kernels, solution.library_calls};
+    VerifyRequest r;
+    r.task = read_file(chunk[i].path);
+    r.candidate = solution.source;
+    r.options.device = device;
+    if (a.no_compile) r.options.compile = false;
+    requests.push_back(std::move(r));
+    judged.push_back(i);
+  }
+  std::vector<json> verdicts =
+      requests.empty() ? std::vector<json>{} : verifier.verify_batch(requests);
+  for (size_t k = 0; k < judged.size(); ++k) {
+    size_t i = judged[k];
+    rows[i] = result_row(chunk[i], "verify", "", verdicts[k], counts[i].first, counts[i].second);
+  }
+  return rows;
+}
+
+std::string percent(int part, int whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+std::string geomean(const std::vector<double>& v) {
+  if (v.empty()) return "-";
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", std::exp(s / static_cast<double>(v.size())));
+  return buf;
+}
+
+// The table: fast_p is the share of all programs that are correct and more than p times as
+// fast as the baseline (fast_0: correct), as KernelBench defines it.
+std::string summary_table(const std::vector<Program>& programs,
+                          const std::map<std::string, json>& rows, const std::string& device) {
+  int n = 0, compiled = 0, correct = 0, native = 0;
+  std::map<std::string, std::vector<double>> speedups;
+  std::map<std::string, std::map<double, int>> fast;
+  const std::vector<double> ps = {1.0, 1.2, 2.0};
+  const std::vector<std::pair<std::string, std::string>> baselines = {
+      {"speedup_eager", "eager"}, {"speedup_compile", "torch.compile"}};
+  std::map<std::string, int> failed_at;
+  for (const Program& p : programs) {
+    auto it = rows.find(p.id);
+    if (it == rows.end()) continue;
+    const json& r = it->second;
+    ++n;
+    compiled += r.value("stage", "") == "verify";
+    if (!r.value("passed", false)) {
+      std::string stage =
+          r["failed_stage"].is_string() ? r["failed_stage"].get<std::string>() : "?";
+      ++failed_at[stage];
+      continue;
+    }
+    ++correct;
+    native += r.value("kernelbench_native", false) == true;
+    for (const auto& [key, name] : baselines) {
+      double s = number_or_zero(r, key.c_str());
+      if (s <= 0) continue;
+      speedups[name].push_back(s);
+      for (double p : ps) fast[name][p] += s > p;
+    }
+  }
+  std::ostringstream t;
+  t << "drtriton bench: " << n << " of " << programs.size() << " programs done, on " << device
+    << "\n\n| programs | compiled | correct (verifier) | KernelBench-native and correct |\n"
+    << "| --- | --- | --- | --- |\n| " << n << " | " << compiled << " (" << percent(compiled, n)
+    << ") | " << correct << " (" << percent(correct, n) << ") | " << native << " ("
+    << percent(native, n) << ") |\n\n"
+    << "| against | timed | fast_0 | fast_1 | fast_1.2 | fast_2 | geomean speedup (correct) |\n"
+    << "| --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& [key, name] : baselines) {
+    t << "| " << name << " | " << speedups[name].size() << " | " << percent(correct, n);
+    for (double p : ps) t << " | " << percent(fast[name][p], n);
+    t << " | " << geomean(speedups[name]) << " |\n";
+  }
+  if (!failed_at.empty()) {
+    t << "\nnot correct, by the stage that stopped them:";
+    for (const auto& [stage, count] : failed_at) t << " " << stage << " " << count << ";";
+    t << "\n";
+  }
+  return t.str();
+}
+
+void run_bench(const BenchArgs& a) {
+  std::vector<Program> programs = find_programs(a.dir);
+  if (a.limit > 0 && static_cast<size_t>(a.limit) < programs.size()) programs.resize(a.limit);
+  fs::path out = a.out.empty() ? fs::path(a.dir).filename().string() + "_bench" : a.out;
+  fs::create_directories(out);
+  fs::path results = out / "results.jsonl";
+  std::map<std::string, json> rows = read_results(results);
+  std::vector<Program> todo;
+  for (const Program& p : programs)
+    if (!rows.count(p.id)) todo.push_back(p);
+  bool gpu = !list_gpus().empty();
+  std::string device = !a.device.empty() ? a.device : gpu ? "cuda" : "cpu";
+  std::cerr << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
+            << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
+            << device << " -> " << out.string() << "\n";
+  if (!todo.empty()) {
+    LazyVerifier verifier(a, device, out);
+    Progress progress{"bench", static_cast<int>(todo.size())};
+    std::ofstream append(results, std::ios::app);
+    for (size_t start = 0; start < todo.size(); start += a.chunk) {
+      std::vector<Program> chunk(todo.begin() + start,
+                                 todo.begin() + std::min(todo.size(), start + a.chunk));
+      for (json& row : bench_chunk(chunk, verifier, a, device)) {
+        append << row.dump() << "\n";
+        rows[row["id"].get<std::string>()] = row;
+      }
+      append.flush();  // a chunk judged is a chunk kept, however the run ends
+      progress(static_cast<int>(std::min(todo.size(), start + a.chunk)));
+    }
+  }
+  std::string table = summary_table(programs, rows, device);
+  write_output((out / "summary.md").string(), table);
+  std::cout << table;
+}
+
+}  // namespace
+
+void add_bench_commands(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Every KernelBench-format program of a folder through the built-in compiler and the "
+      "verifier: correct, KernelBench-native, fast_p against eager and torch.compile "
+      "(resumable)");
+  bench->add_option("dir", a->dir, "Folder of programs (.py with Model, get_inputs, ...)")
+      ->required();
+  bench->add_option("--out", a->out,
+                    "Folder for results.jsonl, summary.md and the verdict cache (default: "
+                    "DIR_bench); programs already in its results.jsonl are not done again");
+  bench
+      ->add_option("--device", a->device,
+                   "cpu (Triton's interpreter) or cuda (default: cuda "
+                   "if there is a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  bench
+      ->add_option("--workers", a->workers,
+                   "Verifier workers (default: one per core, at most "
+                   "8 per GPU)")
+      ->check(CLI::NonNegativeNumber);
+  bench
+      ->add_option("--chunk", a->chunk,
+                   "Programs traced, compiled and judged at a time "
+                   "(default 8)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--limit", a->limit, "The first N programs only")->check(CLI::PositiveNumber);
+  bench->add_option("--timeout", a->timeout, "Seconds a verdict may run (default 300)")
+      ->check(CLI::PositiveNumber);
+  bench->add_option("--cache", a->cache, "SQLite verdict cache (default: OUT/verdicts.sqlite)");
+  bench->add_flag("--no-compile", a->no_compile,
+                  "Do not time torch.compile (the slowest part of a verdict on a CPU)");
+  bench->callback([a] { run_bench(*a); });
+}
+
+}  // namespace drtriton::cli
