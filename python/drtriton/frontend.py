@@ -503,8 +503,48 @@ def _export_dynamic(model, inputs):
     for t in pytree.tree_leaves(inputs):
         if isinstance(t, torch.Tensor):
             shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
-    with torch.device("meta"), torch.no_grad(), _force_meta_mode():
+    with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only():
         return torch.export.export(model, inputs, dynamic_shapes=shapes)
+
+
+_RECURRENT_STATES = {"lstm": 2, "gru": 1, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+@contextlib.contextmanager
+def _recurrent_shapes_only():
+    """Inside the block, aten's recurrent layers (lstm, gru, rnn_tanh, rnn_relu) compute
+    only their results' shapes when traced. Their Python decompositions, which export runs
+    to find those shapes, loop over the time steps and so fix the sequence length to the
+    traced one; the graph keeps the layer as one call either way."""
+    import torch
+    from torch._C import DispatchKey
+
+    def shapes_of(states):
+        def results(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                    batch_first):
+            hx = list(hx) if states == 2 else [hx]
+            width = (2 if bidirectional else 1) * hx[0].shape[-1]
+            return (input.new_empty(*input.shape[:-1], width), *[h.new_empty(h.shape) for h in hx])
+        return results
+
+    keys = (DispatchKey.CompositeImplicitAutograd, DispatchKey.Autograd)
+    saved = []
+    for name, states in _RECURRENT_STATES.items():
+        op = getattr(torch.ops.aten, name).input
+        saved.append((op, {k: op.py_kernels.get(k) for k in keys}))
+        for k in keys:
+            op.py_kernels[k] = shapes_of(states)
+        op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for op, kernels in saved:
+            for k, kernel in kernels.items():
+                if kernel is None:
+                    op.py_kernels.pop(k, None)
+                else:
+                    op.py_kernels[k] = kernel
+            op._dispatch_cache.clear()
 
 
 def _sym_dims(static_val, dynamic_val) -> list[str]:
