@@ -55,6 +55,8 @@ input), each entry with a dtype+shape for a user input or a node (for tuple-valu
 each tensor entry of outputs) also gets
   sym_shape       [str, ...]  one Python expression per dim over the input sizes: "3",
                   "s77", "(s53//2)", "8*((s0//2))*((s53//2))", "s21 - (Mod(s21, 4))"
+Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
+their decompositions loop over the time steps and would fix the sequence length.
 Parameters keep their static shapes. An input dim is a bare symbol, or an int where the
 program forces the size (a Linear's in_features, a batch of 1, a hard-coded view); one
 symbol may stand for dims of several inputs (a residual add). Each string is str() of a
