@@ -55,6 +55,8 @@ input), each entry with a dtype+shape for a user input or a node (for tuple-valu
 each tensor entry of outputs) also gets
   sym_shape       [str, ...]  one Python expression per dim over the input sizes: "3",
                   "s77", "(s53//2)", "8*((s0//2))*((s53//2))", "s21 - (Mod(s21, 4))"
+Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
+their decompositions loop over the time steps and would fix the sequence length.
 Parameters keep their static shapes. An input dim is a bare symbol, or an int where the
 program forces the size (a Linear's in_features, a batch of 1, a hard-coded view); one
 symbol may stand for dims of several inputs (a residual add). Each string is str() of a
@@ -503,8 +505,48 @@ def _export_dynamic(model, inputs):
     for t in pytree.tree_leaves(inputs):
         if isinstance(t, torch.Tensor):
             shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
-    with torch.device("meta"), torch.no_grad(), _force_meta_mode():
+    with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only():
         return torch.export.export(model, inputs, dynamic_shapes=shapes)
+
+
+_RECURRENT_STATES = {"lstm": 2, "gru": 1, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+@contextlib.contextmanager
+def _recurrent_shapes_only():
+    """Inside the block, aten's recurrent layers (lstm, gru, rnn_tanh, rnn_relu) compute
+    only their results' shapes when traced. Their Python decompositions, which export runs
+    to find those shapes, loop over the time steps and so fix the sequence length to the
+    traced one; the graph keeps the layer as one call either way."""
+    import torch
+    from torch._C import DispatchKey
+
+    def shapes_of(states):
+        def results(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                    batch_first):
+            hx = list(hx) if states == 2 else [hx]
+            width = (2 if bidirectional else 1) * hx[0].shape[-1]
+            return (input.new_empty(*input.shape[:-1], width), *[h.new_empty(h.shape) for h in hx])
+        return results
+
+    keys = (DispatchKey.CompositeImplicitAutograd, DispatchKey.Autograd)
+    saved = []
+    for name, states in _RECURRENT_STATES.items():
+        op = getattr(torch.ops.aten, name).input
+        saved.append((op, {k: op.py_kernels.get(k) for k in keys}))
+        for k in keys:
+            op.py_kernels[k] = shapes_of(states)
+        op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for op, kernels in saved:
+            for k, kernel in kernels.items():
+                if kernel is None:
+                    op.py_kernels.pop(k, None)
+                else:
+                    op.py_kernels[k] = kernel
+            op._dispatch_cache.clear()
 
 
 def _sym_dims(static_val, dynamic_val) -> list[str]:

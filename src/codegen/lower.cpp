@@ -86,6 +86,10 @@ struct ReducePlan {
   std::function<std::vector<std::string>(const std::vector<std::string>&)> row_of;
 };
 
+class Kernel;
+// An element expression at an index, written into a kernel (returns its variable).
+using Element = std::function<std::string(Kernel&, const Index&)>;
+
 class Kernel {
  public:
   Kernel(std::string name) : name_(std::move(name)) {}
@@ -218,12 +222,16 @@ class Lowering {
 
   // Nodes that write buffers.
   void lower_anchor(const Node& n);
+  void lower_recurrent(const Node& n);
+  void lower_nll_loss(const Node& n);
+  std::string nll_term(Kernel& k, const Node& n, const Index& idx, bool count);
   void lower_reduction(const Node& n);
   void lower_normalization(const Node& n);
   void lower_scan(const Node& n);
   ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
+  // `element` gives the reduced value at an index of `in` (default: `in`'s own value).
   std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
-                                        const Node& n);
+                                        const Node& n, const Element& element = nullptr);
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;
 
@@ -247,7 +255,8 @@ class Lowering {
   std::vector<std::string> prologue_;
   std::vector<std::string> kernels_;  // kernel sources
   std::set<std::string> helpers_;
-  std::map<std::string, std::string> param_vars_;  // state key -> forward variable
+  std::map<std::string, std::string> param_vars_;       // state key -> forward variable
+  std::map<std::string, std::string> recurrent_calls_;  // module and inputs -> results tuple
   int next_buffer_ = 0, library_calls_ = 0;
   bool int64_index_ = false;
 };
@@ -284,7 +293,7 @@ std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const I
   std::vector<std::string> shape = shape_of(v);
   std::string offset =
       !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
-  return load_at(k, var, offset, idx.mask, g_.value(v).type.dtype == DType::Bool ? "0" : "0.0");
+  return load_at(k, var, offset, idx.mask, is_floating(g_.value(v).type.dtype) ? "0.0" : "0");
 }
 
 // Every load of a kernel goes through here: one per element and mask (later reads reuse it).
@@ -345,6 +354,14 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     std::string keep =
         "(" + col + " - " + row + (n.op == Op::Triu ? " >= " : " <= ") + diagonal + ")";
     return k.assign("tl.where(" + keep + ", " + x + ", 0.0)");
+  }
+  if (n.op == Op::NllLoss) {  // per target, or a reduction's sum (over its count, for a mean)
+    const std::string& reduction = attr_str(n.attrs, "reduction");
+    if (reduction == "none") return nll_term(k, n, idx, false);
+    const std::vector<std::string>& st = stats_.at(out);
+    std::string sum = load_at(k, st[0], "0", idx.mask, "0.0");
+    return reduction == "sum" ? sum
+                              : k.assign(sum + " / " + load_at(k, st[1], "0", idx.mask, "1.0"));
   }
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;
@@ -452,6 +469,17 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         return emit(k, in, r);
       }
       case Op::Expand: return emit(k, in, broadcast_index(in, out, idx));
+      case Op::Embedding: {  // row ids[i...] of the weight; an id out of range reads 0
+        Index r{idx.dims, idx.mask, "", {}};
+        std::string column = r.dims.back();
+        r.dims.pop_back();
+        std::string id = emit(k, in, r);
+        std::string rows = std::to_string(attr_int(n.attrs, "num_embeddings"));
+        std::string width = std::to_string(attr_int(n.attrs, "embedding_dim"));
+        std::string valid = k.assign("(" + id + " >= 0) & (" + id + " < " + rows + ")");
+        return load_at(k, param_var(n, "weight"), id + " * " + width + " + " + column,
+                       "(" + idx.mask + ") & " + valid, "0.0");
+      }
       case Op::Roll: {  // out[i] = in[(i - shift) mod n], with (-shift) mod n taken in Python
         Index r{idx.dims, idx.mask, "", {}};
         auto shifts = attr_ints(n.attrs, "shifts"), dims = attr_ints(n.attrs, "dims");
@@ -699,6 +727,7 @@ std::string Lowering::as_tensor(ValueId v) {
 }
 
 void Lowering::lower_anchor(const Node& n) {
+  if (n.op == Op::Lstm || n.op == Op::Gru || n.op == Op::Rnn) return lower_recurrent(n);
   ValueId out = n.output;
   std::vector<std::string> ins;
   for (ValueId in : n.inputs) ins.push_back(as_tensor(in));
@@ -740,6 +769,81 @@ void Lowering::lower_anchor(const Node& n) {
   } else {
     buffers_[out] = {var, false};
   }
+}
+
+// A recurrent layer is one library call (cuDNN's fused RNN on a GPU) on the module's own
+// weights, as nn.LSTM/GRU/RNN make it; each node reading one of its results shares it. A
+// layer without state inputs starts from zeros, as the module does when given none.
+void Lowering::lower_recurrent(const Node& n) {
+  std::vector<std::string> ins;
+  for (ValueId in : n.inputs) ins.push_back(as_tensor(in));
+  std::string key = n.module + "(" + join(ins, ", ") + ")";
+  auto it = recurrent_calls_.find(key);
+  if (it == recurrent_calls_.end()) {
+    int states = n.op == Op::Lstm ? 2 : 1;
+    const std::string x = ins[0];  // a copy: ins grows below
+    if (ins.size() == 1) {
+      int64_t dirs = attr_bool(n.attrs, "bidirectional") ? 2 : 1;
+      std::string batch = shape_of(n.inputs[0])[attr_bool(n.attrs, "batch_first") ? 0 : 1];
+      std::string shape = tuple({std::to_string(attr_int(n.attrs, "num_layers") * dirs), batch,
+                                 std::to_string(attr_int(n.attrs, "hidden_size"))});
+      for (int i = 0; i < states; ++i)
+        ins.push_back("torch.zeros(" + shape + ", device=device, dtype=" + x + ".dtype)");
+    }
+    std::vector<std::string> weights;
+    for (const ParamSpec& p : g_.node_params(n))
+      weights.push_back(param_var(n, p.name.substr(n.module.size() + 1)));
+    std::string fn = n.op == Op::Lstm  ? "torch.lstm"
+                     : n.op == Op::Gru ? "torch.gru"
+                                       : "torch.rnn_" + attr_str(n.attrs, "nonlinearity");
+    std::string hx = states == 2 ? "[" + ins[1] + ", " + ins[2] + "]" : ins[1];
+    auto flag = [&](const char* name) { return attr_bool(n.attrs, name) ? "True" : "False"; };
+    std::string var = "lib" + std::to_string(library_calls_++);
+    forward_.push_back(var + " = " + fn + "(" + x + ", " + hx + ", [" + join(weights, ", ") +
+                       "], " + flag("bias") + ", " +
+                       std::to_string(attr_int(n.attrs, "num_layers")) + ", " +
+                       float_literal(attr_float(n.attrs, "dropout")) + ", self.training, " +
+                       flag("bidirectional") + ", " + flag("batch_first") + ")");
+    it = recurrent_calls_.emplace(key, var).first;
+  }
+  // The output sequence of a batch-first layer is a transposed view: copy what is not
+  // contiguous, as kernels read buffers in row-major order.
+  int64_t result = attr_int(n.attrs, "result");
+  std::string var = it->second + "_" + std::to_string(result);
+  forward_.push_back(var + " = " + it->second + "[" + std::to_string(result) + "].contiguous()");
+  buffers_[n.output] = {var, false};
+}
+
+// nll_loss at one target index: -logp[n, target, d...], 0 where the target is ignore_index
+// (or out of range); with `count`, 1 where it counts toward a mean, else 0.
+std::string Lowering::nll_term(Kernel& k, const Node& n, const Index& idx, bool count) {
+  ValueId logp = n.inputs[0];
+  std::string target = emit(k, n.inputs[1], idx);
+  int class_dim = g_.value(logp).type.rank() == 1 ? 0 : 1;
+  std::string classes = k.size(shape_of(logp)[class_dim]);
+  std::string valid =
+      k.assign("(" + target + " != " + std::to_string(attr_int(n.attrs, "ignore_index")) + ") & (" +
+               target + " >= 0) & (" + target + " < " + classes + ")");
+  if (count) return k.assign(valid + ".to(tl.float32)");
+  Index at{idx.dims, "(" + idx.mask + ") & " + valid, "", {}};
+  at.dims.insert(at.dims.begin() + class_dim, target);
+  return k.assign("tl.where(" + valid + ", -" + emit(k, logp, at) + ", 0.0)");
+}
+
+// A reduced nll_loss: the sum over every target (a statistics kernel), and for a mean the
+// count of targets that are not ignore_index (a second one); emit_node divides.
+void Lowering::lower_nll_loss(const Node& n) {
+  if (attr_str(n.attrs, "reduction") == "none") return;  // an expression per target
+  ValueId target = n.inputs[1];
+  std::vector<int> all(g_.value(target).type.rank());
+  std::iota(all.begin(), all.end(), 0);
+  ReducePlan plan = plan_dims(target, all);
+  auto term = [&](bool count) -> Element {
+    return [this, &n, count](Kernel& k, const Index& idx) { return nll_term(k, n, idx, count); };
+  };
+  stats_[n.output] = {stats_kernel("sum", target, plan, n, term(false))[0]};
+  if (attr_str(n.attrs, "reduction") == "mean")
+    stats_[n.output].push_back(stats_kernel("sum", target, plan, n, term(true))[0]);
 }
 
 ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
@@ -789,7 +893,8 @@ Recipe recipe_of(const std::string& what) {
 }
 
 std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId in,
-                                                const ReducePlan& plan, const Node& n) {
+                                                const ReducePlan& plan, const Node& n,
+                                                const Element& element) {
   Recipe recipe = recipe_of(what);
   // The traced sizes decide: fewer rows than a GPU has room for, each long.
   bool split = recipe.splittable && plan.traced_rows < 1024 && plan.traced_cols >= 8192;
@@ -817,13 +922,14 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     k.line("m = row_mask & (cols < hi)");
     return Index{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
   };
+  auto value = [&](const Index& idx) { return element ? element(k, idx) : emit(k, in, idx); };
   // One pass accumulating term(x) lane by lane: combine is "sum", "product", or a tl
   // function of two tensors ("maximum").
   auto pass = [&](const std::string& acc, const std::string& init,
                   const std::function<std::string(const std::string&)>& term,
                   const std::string& combine) {
     k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
-    std::string x = emit(k, in, columns());
+    std::string x = value(columns());
     std::string t = k.assign("tl.where(m, " + term(x) + ", " + init + ")");
     k.line(acc + " = " +
            (combine == "sum"       ? acc + " + " + t
@@ -878,7 +984,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     std::string init = is_max ? "float('-inf')" : "float('inf')";
     k.line("best = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
     k.line("where = tl.zeros([BLOCK_M, BLOCK_R], tl.int64)");
-    std::string x = emit(k, in, columns());
+    std::string x = value(columns());
     // Strictly better only: along a lane the first of equal values stays.
     std::string better = k.assign("m & (" + x + (is_max ? " > " : " < ") + "best)");
     k.line("best = tl.where(" + better + ", " + x + ", best)");
@@ -1172,7 +1278,10 @@ GeneratedSolution Lowering::run() {
     switch (n.schema().category) {
       case Category::Anchor: lower_anchor(n); break;
       case Category::Reduction:
-        n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_reduction(n);
+        if (n.op == Op::NllLoss)
+          lower_nll_loss(n);
+        else
+          n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_reduction(n);
         break;
       case Category::Normalization: lower_normalization(n); break;
       case Category::Pooling:

@@ -101,8 +101,10 @@ ValueId Graph::add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs,
         throw IrError("input " + std::to_string(i) + " is not a value of this graph");
       }
       const TensorType& t = values_[inputs[i]].type;
-      // Arithmetic needs floats; the condition of where and the layout ops take any dtype.
-      bool any_dtype = schema.category == Category::Layout || (op == Op::Where && i == 0);
+      // Arithmetic needs floats; the condition of where, indices (the shape rule checks
+      // they are integers) and the layout ops take any dtype.
+      bool any_dtype = schema.category == Category::Layout || (op == Op::Where && i == 0) ||
+                       static_cast<int>(i) == schema.index_input;
       if (!any_dtype && !is_floating(t.dtype)) {
         throw IrError("input " + std::to_string(i) + " (%" + values_[inputs[i]].name +
                       ") must be floating point, got " + to_string(t));
@@ -146,10 +148,16 @@ void Graph::check_module_name(const Node& node) const {
       throw IrError("module name \"" + node.module + "\" is also a parameter's name");
     }
   }
+  // `result` picks one value of a layer with several (an RNN's output or final states): it
+  // is not a property of the layer.
+  auto layer_attrs = [](Attrs attrs) {
+    attrs.erase("result");
+    return attrs;
+  };
   for (const Node& other : nodes_) {
     if (other.module != node.module) continue;
     // One module called twice shares its weights: it must be the same layer.
-    if (other.op != node.op || other.attrs != node.attrs) {
+    if (other.op != node.op || layer_attrs(other.attrs) != layer_attrs(node.attrs)) {
       throw IrError("module \"" + node.module + "\" is already a " + other.schema().name +
                     " with other attributes; a module name denotes one layer");
     }

@@ -200,6 +200,29 @@ std::vector<OpSchema> build_table() {
        .torch_function = "torch.addmm($0, $1, $2)", .aten = {"aten::addmm"}});
   add_all(conv_family(Op::Conv1d, false));
   add_all(conv_family(Op::ConvTranspose1d, true));
+  // Recurrent layers. `result` picks the node's value among the layer's results (0 the
+  // output sequence, 1 h_n, 2 c_n); nodes of one module call share one library call.
+  std::vector<AttrSpec> rnn_attrs = {
+      size_attr("input_size"), size_attr("hidden_size"), int_attr("num_layers", 1, 1),
+      bool_attr("bias", true), bool_attr("batch_first", false), float_attr("dropout", 0.0, 0, 1),
+      bool_attr("bidirectional", false)};
+  std::string rnn_args = "{input_size}, {hidden_size}{num_layers?}{bias?}{batch_first?}{dropout?}{bidirectional?}";
+  auto with = [](std::vector<AttrSpec> a, std::vector<AttrSpec> more) {
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  add({.op = Op::Lstm, .attrs = with(rnn_attrs, {int_attr("result", 0, 0, 2)}),
+       .infer_shape = lstm, .params = lstm_params, .flops = lstm_flops,
+       .torch_module = "nn.LSTM(" + rnn_args + ")", .aten = {"aten::lstm"}, .sampled = false});
+  add({.op = Op::Gru, .attrs = with(rnn_attrs, {int_attr("result", 0, 0, 1)}),
+       .infer_shape = gru, .params = gru_params, .flops = gru_flops,
+       .torch_module = "nn.GRU(" + rnn_args + ")", .aten = {"aten::gru"}, .sampled = false});
+  AttrSpec nonlinearity{.name = "nonlinearity", .type = AttrType::Str,
+                        .default_value = std::string("tanh"), .choices = {"tanh", "relu"}};
+  add({.op = Op::Rnn, .attrs = with(rnn_attrs, {nonlinearity, int_attr("result", 0, 0, 1)}),
+       .infer_shape = gru, .params = rnn_params, .flops = rnn_flops,
+       .torch_module = "nn.RNN(" + rnn_args + "{nonlinearity?})",
+       .aten = {"aten::rnn_tanh", "aten::rnn_relu"}, .sampled = false});
 
   // Unary elementwise.
   add(simple_unary(Op::Relu, "nn.ReLU()", "torch.relu", "relu"));
@@ -312,6 +335,14 @@ std::vector<OpSchema> build_table() {
        .torch_function = "torch.argmax($0, dim={dim}{keepdim?})", .aten = {"aten::argmax"}});
   add({.op = Op::Argmin, .attrs = reduce_one_attrs(), .infer_shape = arg_reduce,
        .torch_function = "torch.argmin($0, dim={dim}{keepdim?})", .aten = {"aten::argmin"}});
+  add({.op = Op::NllLoss,
+       .attrs = {{.name = "reduction", .type = AttrType::Str, .default_value = std::string("mean"),
+                  .choices = {"none", "mean", "sum"}},
+                 int_attr("ignore_index", -100)},
+       .infer_shape = nll_loss, .flops = no_flops,
+       .torch_function = "F.nll_loss($0, $1{reduction?}{ignore_index?})",
+       .aten = {"aten::nll_loss", "aten::nll_loss_nd", "aten::nll_loss2d"}, .index_input = 1,
+       .sampled = false});
   add({.op = Op::Cumsum, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = along_dim,
        .torch_function = "torch.cumsum($0, dim={dim})", .aten = {"aten::cumsum"}});
   add({.op = Op::Cumprod, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = along_dim,
@@ -417,6 +448,13 @@ std::vector<OpSchema> build_table() {
        .infer_shape = roll, .flops = no_flops,
        .torch_function = "torch.roll($0, {shifts}, {dims})", .aten = {"aten::roll"},
        .sampled = false});
+  // nn.Embedding's padding_idx only zeroes a row at init and its gradient, and max_norm
+  // (renormalizing the weight inside forward) is refused by import: neither is an attribute.
+  add({.op = Op::Embedding,
+       .attrs = {size_attr("num_embeddings"), size_attr("embedding_dim")},
+       .infer_shape = embedding, .params = embedding_params, .flops = no_flops,
+       .torch_module = "nn.Embedding({num_embeddings}, {embedding_dim})",
+       .aten = {"aten::embedding"}, .index_input = 0, .sampled = false});
   add({.op = Op::Unsqueeze, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = unsqueeze,
        .flops = no_flops, .torch_function = "$0.unsqueeze({dim})", .aten = {"aten::unsqueeze"}});
   add({.op = Op::Squeeze,
@@ -506,6 +544,8 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
          Op::Std, Op::Norm, Op::Prod, Op::Argmax, Op::Argmin, Op::Cumsum, Op::Cumprod,
          Op::Softmax, Op::LogSoftmax, Op::Flip, Op::Slice, Op::Select}, 1, 8);
   ranks({Op::Triu, Op::Tril}, 2, 8);
+  ranks({Op::Lstm, Op::Gru, Op::Rnn}, 3, 3);
+  ranks({Op::NllLoss}, 1, 8);
 }
 // clang-format on
 

@@ -67,6 +67,9 @@ struct OpSchema {
   std::vector<std::string> aten;  // the aten operators import maps onto this op
   Domain domain = Domain::Any;    // what input domain_input must hold
   int domain_input = 0;
+  // The input that holds integer indices (embedding's ids, nll_loss's targets); -1: none.
+  // Every other input of a compute op must be floating point.
+  int index_input = -1;
   OutDomain out_domain = OutDomain::Real;
   Magnitude magnitude = Magnitude::Unbounded;
   bool needs_bounded_input = false;

@@ -21,6 +21,8 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
     return g.value(n.inputs.at(input)).sym_shape;
   };
   std::vector<std::string> dims;
+  if (n.op == Op::NllLoss)  // the targets' shape, or 0-d
+    return std::get<std::string>(n.attrs.at("reduction")) == "none" ? sym(1) : dims;
   switch (n.schema().category) {
     case Category::Unary:
     case Category::Binary:
@@ -121,6 +123,21 @@ class Composer {
   std::string name_;
   int steps_ = 0;
 };
+
+// PyTorch's `reduction` argument as nll_loss's attribute spells it.
+std::string reduction_name(const std::map<std::string, json>& args) {
+  int64_t r = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+  if (r < 0 || r > 2) throw IrError("reduction = " + std::to_string(r) + " is not supported");
+  return r == 0 ? "none" : r == 1 ? "mean" : "sum";
+}
+
+// nll_loss of log-probabilities `logp` against integer class targets.
+ValueId nll_loss(Composer& c, ValueId logp, ValueId target,
+                 const std::map<std::string, json>& args) {
+  Attrs attrs = {{"reduction", reduction_name(args)}};
+  if (args.count("ignore_index")) attrs["ignore_index"] = args.at("ignore_index").get<int64_t>();
+  return c.op("nll_loss", {logp, target}, attrs);
+}
 
 double number(const std::map<std::string, json>& args, const char* name, double fallback) {
   auto it = args.find(name);
@@ -261,6 +278,23 @@ const std::map<std::string, Rule>& rules() {
          ValueId loss = c.op("clamp_min", {gap}, {{"min", 0.0}});
          int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
          return c.reduce(loss, reduction);
+       }},
+      // Cross entropy with class targets: log_softmax over the class dim, then nll_loss (a
+      // gather of each target's log-probability, reduced).
+      {"aten::cross_entropy_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         if (in.size() != 2) throw IrError("cross_entropy with class weights is not supported");
+         if (number(args, "label_smoothing", 0.0) != 0.0)
+           throw IrError("cross_entropy with label_smoothing is not supported");
+         if (c.rank(in[1]) == c.rank(in[0]))
+           throw IrError("cross_entropy with class probabilities as targets is not supported");
+         int64_t dim = c.rank(in[0]) == 1 ? 0 : 1;
+         return nll_loss(c, c.op("log_softmax", {in[0]}, {{"dim", dim}}), in[1], args);
+       }},
+      {"aten::nll_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         if (in.size() != 2) throw IrError("nll_loss with class weights is not supported");
+         return nll_loss(c, in[0], in[1], args);
        }},
       {"drtriton::mul_by_mask",  // x * mask (bool): PyTorch's promotion, exactly (0 * inf is NaN)
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {

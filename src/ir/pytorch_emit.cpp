@@ -234,6 +234,23 @@ class Emitter {
     return names;
   }
 
+  // Integer inputs are drawn below the size of what they index (an embedding's rows, the
+  // classes of nll_loss), so that the program runs; 10 where they index nothing.
+  std::string index_bound(ValueId v) const {
+    int64_t bound = 10;
+    bool found = false;
+    for (const Node& node : g_.nodes()) {
+      int at = node.schema().index_input;
+      if (at < 0 || node.inputs.at(at) != v) continue;
+      const Shape& x = g_.value(node.inputs[0]).type.shape;
+      int64_t size = node.op == Op::Embedding ? attr_int(node.attrs, "num_embeddings")
+                                              : x.at(x.size() == 1 ? 0 : 1);  // the classes
+      bound = found ? std::min(bound, size) : size;
+      found = true;
+    }
+    return std::to_string(bound);
+  }
+
   void add_input(ValueId v) {
     const Value& value = g_.value(v);
     std::vector<std::string> names = dim_names(v), dims;
@@ -279,8 +296,12 @@ class Emitter {
         expr = "torch.randn(" + (dims.empty() ? "()" : dims_text) +
                ", dtype=" + std::string(dtype_torch_name(value.type.dtype)) + ")";
         break;
-      case DType::I64: expr = "torch.randint(0, 10, " + shape_tuple + ")"; break;
-      case DType::I32: expr = "torch.randint(0, 10, " + shape_tuple + ", dtype=torch.int32)"; break;
+      case DType::I64:
+        expr = "torch.randint(0, " + index_bound(v) + ", " + shape_tuple + ")";
+        break;
+      case DType::I32:
+        expr = "torch.randint(0, " + index_bound(v) + ", " + shape_tuple + ", dtype=torch.int32)";
+        break;
       case DType::Bool: expr = "torch.rand(" + (dims.empty() ? "()" : dims_text) + ") > 0.5"; break;
     }
     input_exprs_.push_back(expr);
@@ -528,13 +549,27 @@ class Emitter {
     return name;
   }
 
+  // A module's call. Recurrent layers take their initial states as one argument ((h0, c0)
+  // for an LSTM) and return a tuple, of which `result` picks one: the output sequence, or a
+  // final state (an LSTM's h_n and c_n come as a pair).
+  static std::string module_call(const Node& node, const std::string& module,
+                                 std::vector<std::string> args) {
+    if (!node.schema().find_attr("result")) return module + "(" + join(args) + ")";
+    int64_t result = attr_int(node.attrs, "result");
+    bool lstm = node.op == Op::Lstm;
+    if (lstm && args.size() == 3) args = {args[0], "(" + args[1] + ", " + args[2] + ")"};
+    std::string pick = lstm && result > 0 ? "[1][" + std::to_string(result - 1) + "]"
+                                          : "[" + std::to_string(result) + "]";
+    return module + "(" + join(args) + ")" + pick;
+  }
+
   void emit_node(int index) {
     const Node& node = g_.nodes()[index];
     std::vector<std::string> args;
     for (ValueId v : node.inputs) args.push_back(var_[v]);
     std::string rhs;
     if (!node.module.empty()) {
-      rhs = module_at(node.module).expr + "(" + join(args) + ")";
+      rhs = module_call(node, module_at(node.module).expr, args);
     } else {
       rhs = expand(node.schema().torch_function, node, args, false);
     }

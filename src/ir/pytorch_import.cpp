@@ -99,6 +99,8 @@ void check_module_invariants(const json& attrs) {
   require("padding_mode", "zeros", "only zero padding is supported");
   require("return_indices", false, "pooling indices are not supported");
   require("divisor_override", nullptr, "divisor_override is not supported");
+  require("proj_size", 0, "an LSTM with projections is not supported");
+  require("max_norm", nullptr, "max_norm renormalizes the weight inside forward; not supported");
 }
 
 // A module call (nn.Conv2d, nn.BatchNorm2d, nn.ReLU, ...) becomes one node whose
@@ -110,7 +112,7 @@ Attrs module_attrs(const OpSchema& schema, const json& module) {
   for (const json& p : module.value("params", json::array())) params.insert(p.get<std::string>());
   Attrs out;
   for (const AttrSpec& spec : schema.attrs) {
-    if (spec.name == "bias" && spec.type == AttrType::Bool) {
+    if (spec.name == "bias" && spec.type == AttrType::Bool && !attrs.contains("bias")) {
       out["bias"] = params.count("bias") > 0;  // nn.Conv/Linear/LayerNorm keep bias as a parameter
       continue;
     }
@@ -166,6 +168,8 @@ const std::map<std::string, Alias>& aten_aliases() {
       {"aten::swapaxes", {"aten::transpose", {{"axis0", "dim0"}, {"axis1", "dim1"}}}},
       {"aten::swapdims", {"aten::transpose", {}}},
       {"aten::moveaxis", {"aten::movedim", {}}},
+      {"aten::nll_loss_nd", {"aten::nll_loss", {}}},
+      {"aten::nll_loss2d", {"aten::nll_loss", {}}},
   };
   return table;
 }
@@ -434,6 +438,37 @@ void copy_sym_shape(Graph& g, ValueId id, const json& traced_value) {
   g.set_sym_shape(id, std::move(dims));
 }
 
+bool is_recurrent(const std::string& target) {
+  return target == "aten::lstm" || target == "aten::gru" || target == "aten::rnn_tanh" ||
+         target == "aten::rnn_relu";
+}
+
+// The initial states of recurrent layers that are zeros made for them: nn.LSTM/GRU/RNN make
+// them inside forward when called without hx, and programs often write torch.zeros(...)
+// themselves. Such a state is no input of the layer's node: a layer without state inputs
+// starts from zeros (codegen passes zeros to the library call). Factory ops are no IR
+// operators yet; once aten::zeros is one, this can become a plain zeros node.
+std::set<std::string> zero_states(const json& nodes, const std::vector<Call>& calls,
+                                  const std::map<std::string, std::vector<int>>& readers) {
+  std::set<std::string> found;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].target != "aten::zeros") continue;
+    std::string name = text_of(nodes[i], "name");
+    auto r = readers.find(name);
+    bool all_states = r != readers.end();
+    for (int j : all_states ? r->second : std::vector<int>{}) {
+      // The state's shape is the layer's final state's (its result 1).
+      const json outs = nodes[j].value("outputs", json::array());
+      all_states = all_states && is_recurrent(calls[j].target) && outs.size() >= 2 &&
+                   calls[j].refs.at(0) != name &&
+                   outs[1].value("shape", Shape{}) == nodes[i].value("shape", Shape{}) &&
+                   outs[1].value("dtype", "") == nodes[i].value("dtype", "");
+    }
+    if (all_states) found.insert(name);
+  }
+  return found;
+}
+
 }  // namespace
 
 Graph import_traced(const json& traced) {
@@ -455,6 +490,7 @@ Graph import_traced(const json& traced) {
   }
   std::set<std::string> outputs;
   for (const json& o : traced["outputs"]) outputs.insert(text_of(o, "ref"));
+  const std::set<std::string> zeros = zero_states(nodes, calls, readers);
 
   // Group the aten calls of each call of a module that is one of our operators.
   std::map<std::string, std::vector<int>> groups;  // module_call -> node indices
@@ -532,7 +568,7 @@ Graph import_traced(const json& traced) {
   for (int i = 0; i < count; ++i) {
     const json& n = nodes[i];
     std::string name = n["name"];
-    if (!live.count(name)) continue;
+    if (!live.count(name) || zeros.count(name)) continue;
     Call c = calls[i];  // a copy: mapping consumes its arguments
     bool skip = false;
     for (const std::string& r : c.refs) skip = skip || poisoned.count(r) > 0;
@@ -555,15 +591,23 @@ Graph import_traced(const json& traced) {
         for (int j : readers[name])
           read_outside = read_outside || !group_of.count(j) || group_of[j] != call;
         if (!read_outside) continue;  // an inner step of the module (or its running-stat update)
-        if (!emitted_groups.insert(call).second) {
-          throw Unsupported("module call " + call + " produces more than one value");
-        }
         std::string path = text_of(n, "module");
         const OpSchema& schema = *op_for_module_class(text_of(n, "module_class"));
+        // A recurrent layer has several results; each one read is a node of its own.
+        const bool several = schema.find_attr("result") != nullptr;
+        if (!emitted_groups.insert(call).second && !several) {
+          throw Unsupported("module call " + call + " produces more than one value");
+        }
         std::vector<std::string> ins;
         for (int j : members) {
+          if (several && calls[j].target != "getitem" && calls[j].target != "aten::zeros" &&
+              !is_recurrent(calls[j].target)) {
+            throw Unsupported(module_class(schema) + " computes " + calls[j].target +
+                              " around its layer (an unbatched or packed sequence?); "
+                              "only batched sequences are supported");
+          }
           for (const std::string& r : calls[j].refs) {
-            if (inside.count(r) || param_target.count(r)) continue;
+            if (inside.count(r) || param_target.count(r) || zeros.count(r)) continue;
             if (poisoned.count(r))
               throw Unsupported("its input comes from an unsupported operation");
             if (std::find(ins.begin(), ins.end(), r) == ins.end()) ins.push_back(r);
@@ -583,6 +627,11 @@ Graph import_traced(const json& traced) {
         }
         m = {schema.op, ins, module_attrs(schema, modules[path])};
         module = path;
+        if (several) {
+          if (c.target != "getitem")
+            throw Unsupported(module_class(schema) + "'s results are used as a tuple");
+          m.attrs["result"] = c.consts.at("index").get<int64_t>();
+        }
       } else if (c.target == "getitem") {
         std::string from = c.refs.at(0);
         int64_t index = c.consts["index"].get<int64_t>();

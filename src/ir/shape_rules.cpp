@@ -572,6 +572,108 @@ TensorType cat(const Ins& in, Attrs& attrs) {
   return out;
 }
 
+TensorType embedding(const Ins& in, Attrs& attrs) {
+  if (in[0].dtype != DType::I64 && in[0].dtype != DType::I32)
+    fail("input 0 (the indices) must hold integers, got " + to_string(in[0]));
+  TensorType out{DType::F32, in[0].shape};
+  out.shape.push_back(attr_int(attrs, "embedding_dim"));
+  return out;
+}
+
+TensorType nll_loss(const Ins& in, Attrs& attrs) {
+  const TensorType &x = in[0], &target = in[1];
+  if (target.dtype != DType::I64 && target.dtype != DType::I32)
+    fail("input 1 (the targets) must hold integer classes, got " + to_string(target));
+  // [C] with a 0-d target, or [N, C, d1, ...] with a target [N, d1, ...].
+  Shape expect = x.shape;
+  require_min_rank(x, 1, "input 0");
+  expect.erase(expect.begin() + (x.rank() == 1 ? 0 : 1));
+  if (target.shape != expect)
+    fail("input 1 " + to_string(target) + " must have the shape of input 0 " + to_string(x) +
+         " without its class dim, " + shape_string(expect));
+  TensorType out{x.dtype, target.shape};
+  if (attr_str(attrs, "reduction") != "none") out.shape.clear();
+  return out;
+}
+
+namespace {
+
+// nn.LSTM, nn.GRU and nn.RNN: the output sequence [T, B, D * H] ([B, T, D * H] batch first)
+// and final states [L * D, B, H]; initial states, when given, have the final states' shape.
+TensorType recurrent(const Ins& in, Attrs& attrs, int states) {
+  const TensorType& x = in[0];
+  if (x.rank() != 3)
+    fail("input 0 (the sequence) must have rank 3 (unbatched sequences are not supported), got " +
+         to_string(x));
+  if (x.shape[2] != attr_int(attrs, "input_size"))
+    fail("input 0 " + to_string(x) + " has " + str(x.shape[2]) +
+         " features in its last dim, but input_size = " + str(attr_int(attrs, "input_size")));
+  if (in.size() != 1 && static_cast<int>(in.size()) != 1 + states)
+    fail(std::string("takes the sequence and ") + (states == 2 ? "h0 and c0" : "h0") +
+         ", or the sequence alone (zero initial states); got " + str(in.size()) + " inputs");
+  int64_t dirs = attr_bool(attrs, "bidirectional") ? 2 : 1;
+  int64_t hidden = attr_int(attrs, "hidden_size");
+  int64_t batch = x.shape[attr_bool(attrs, "batch_first") ? 0 : 1];
+  TensorType state{x.dtype, {attr_int(attrs, "num_layers") * dirs, batch, hidden}};
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i] != state)
+      fail("input " + str(i) + " (an initial state) must be " + to_string(state) + ", got " +
+           to_string(in[i]));
+  }
+  int64_t result = attr_int(attrs, "result");
+  if (result > states)
+    fail("result = " + str(result) + " is out of range: the layer has " + str(states + 1) +
+         " results (the output sequence, then its final states)");
+  if (result > 0) return state;
+  TensorType out = x;
+  out.shape[2] = dirs * hidden;
+  return out;
+}
+
+// weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k} per layer and direction (the
+// reverse one suffixed "_reverse"), in nn.RNNBase's order: its _flat_weights.
+std::vector<ParamSpec> recurrent_params(const Attrs& attrs, int64_t gates) {
+  int64_t hidden = attr_int(attrs, "hidden_size"), rows = gates * hidden;
+  int64_t dirs = attr_bool(attrs, "bidirectional") ? 2 : 1;
+  std::vector<ParamSpec> p;
+  for (int64_t layer = 0; layer < attr_int(attrs, "num_layers"); ++layer) {
+    int64_t in = layer == 0 ? attr_int(attrs, "input_size") : dirs * hidden;
+    for (int64_t d = 0; d < dirs; ++d) {
+      std::string suffix = "_l" + str(layer) + (d ? "_reverse" : "");
+      p.push_back({"weight_ih" + suffix, {DType::F32, {rows, in}}});
+      p.push_back({"weight_hh" + suffix, {DType::F32, {rows, hidden}}});
+      if (attr_bool(attrs, "bias")) {
+        p.push_back({"bias_ih" + suffix, {DType::F32, {rows}}});
+        p.push_back({"bias_hh" + suffix, {DType::F32, {rows}}});
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+TensorType lstm(const Ins& in, Attrs& attrs) {
+  return recurrent(in, attrs, 2);
+}
+TensorType gru(const Ins& in, Attrs& attrs) {
+  return recurrent(in, attrs, 1);
+}
+
+std::vector<ParamSpec> embedding_params(const Attrs& attrs) {
+  return {{"weight",
+           {DType::F32, {attr_int(attrs, "num_embeddings"), attr_int(attrs, "embedding_dim")}}}};
+}
+std::vector<ParamSpec> lstm_params(const Attrs& attrs) {
+  return recurrent_params(attrs, 4);
+}
+std::vector<ParamSpec> gru_params(const Attrs& attrs) {
+  return recurrent_params(attrs, 3);
+}
+std::vector<ParamSpec> rnn_params(const Attrs& attrs) {
+  return recurrent_params(attrs, 1);
+}
+
 std::vector<ParamSpec> linear_params(const Attrs& attrs) {
   int64_t in_f = attr_int(attrs, "in_features"), out_f = attr_int(attrs, "out_features");
   std::vector<ParamSpec> p = {{"weight", {DType::F32, {out_f, in_f}}}};
@@ -635,6 +737,34 @@ std::vector<ParamSpec> layer_norm_params(const Attrs& attrs) {
 std::vector<ParamSpec> rms_norm_params(const Attrs& attrs) {
   if (!attr_bool(attrs, "elementwise_affine")) return {};
   return {{"weight", {DType::F32, attr_ints(attrs, "normalized_shape")}}};
+}
+
+namespace {
+
+// Two matrix products per step, layer and direction (input and hidden weights), each
+// gates * hidden rows long.
+double recurrent_flops(const Ins& in, const Attrs& attrs, int64_t gates) {
+  double steps = static_cast<double>(in[0].numel() / in[0].shape.back());  // T * B
+  double rows = static_cast<double>(gates * attr_int(attrs, "hidden_size"));
+  double hidden = static_cast<double>(attr_int(attrs, "hidden_size"));
+  double dirs = attr_bool(attrs, "bidirectional") ? 2 : 1, total = 0;
+  for (int64_t layer = 0; layer < attr_int(attrs, "num_layers"); ++layer) {
+    double width = layer == 0 ? static_cast<double>(attr_int(attrs, "input_size")) : dirs * hidden;
+    total += dirs * 2.0 * steps * rows * (width + hidden);
+  }
+  return total;
+}
+
+}  // namespace
+
+double lstm_flops(const Ins& in, const TensorType&, const Attrs& attrs) {
+  return recurrent_flops(in, attrs, 4);
+}
+double gru_flops(const Ins& in, const TensorType&, const Attrs& attrs) {
+  return recurrent_flops(in, attrs, 3);
+}
+double rnn_flops(const Ins& in, const TensorType&, const Attrs& attrs) {
+  return recurrent_flops(in, attrs, 1);
 }
 
 double linear_flops(const Ins&, const TensorType& out, const Attrs& attrs) {

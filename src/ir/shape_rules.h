@@ -48,6 +48,11 @@ TensorType roll(const Ins& in, Attrs& attrs);    // shifts and dims, as many of 
 TensorType unsqueeze(const Ins& in, Attrs& attrs);
 TensorType squeeze(const Ins& in, Attrs& attrs);
 TensorType cat(const Ins& in, Attrs& attrs);
+TensorType embedding(const Ins& in, Attrs& attrs);  // indices' shape + [embedding_dim]
+TensorType nll_loss(const Ins& in, Attrs& attrs);   // target's shape, or 0-d when reduced
+// Recurrent layers: input 0 the sequence, then the initial states (none, or all of them).
+TensorType lstm(const Ins& in, Attrs& attrs);
+TensorType gru(const Ins& in, Attrs& attrs);  // also rnn
 
 // Parameters of module ops.
 std::vector<ParamSpec> linear_params(const Attrs& attrs);
@@ -57,6 +62,10 @@ std::vector<ParamSpec> batch_norm_params(const Attrs& attrs);  // also instance 
 std::vector<ParamSpec> group_norm_params(const Attrs& attrs);
 std::vector<ParamSpec> layer_norm_params(const Attrs& attrs);
 std::vector<ParamSpec> rms_norm_params(const Attrs& attrs);
+std::vector<ParamSpec> embedding_params(const Attrs& attrs);
+std::vector<ParamSpec> lstm_params(const Attrs& attrs);
+std::vector<ParamSpec> gru_params(const Attrs& attrs);
+std::vector<ParamSpec> rnn_params(const Attrs& attrs);
 
 // FLOPs, where "per element" does not describe the work.
 double linear_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
@@ -64,6 +73,9 @@ double matmul_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double conv_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double conv_transpose_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double pool_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double lstm_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double gru_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double rnn_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double no_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 
 }  // namespace drtriton::rules

@@ -48,13 +48,6 @@ KNOWN_UNSUPPORTED = {
                                         "kernel: the reference makes no matmul library call)",
     "models/vit_block": "aten::scaled_dot_product_attention",
     "models/gpt_block_sdpa_causal": "aten::scaled_dot_product_attention (is_causal=True)",
-    "ops/cross_entropy_loss": "aten::cross_entropy_loss (a gather by integer targets)",
-    "models/embedding_bag_mlp": "aten::embedding (a gather by integer indices)",
-    "models/lstm_stack_last_step": "aten::zeros (nn.LSTM's default h0), then aten::lstm",
-    "models/gru_bidirectional_hidden": "aten::zeros (nn.GRU's default h0), then aten::gru",
-    "models/rnn_tanh_module": "aten::zeros (nn.RNN's default h0), then aten::rnn_tanh",
-    "models/lstm_bidirectional_hidden": "aten::lstm",
-    "models/gru_stack_outputs": "aten::gru",
     "ops/tensor_constant_in_forward": "a tensor constant (torch.tensor(c) in forward)",
     # Modules whose weights the importer cannot own.
     "models/multihead_attention_module": "aten::linear with free weights (nn.MultiheadAttention)",

@@ -149,6 +149,29 @@ def test_strict_and_default_modes_on_a_library_matmul(worker):
     assert pure["passed"] and pure["checks"]["strict_torch_ops"] == []
 
 
+def test_a_recurrent_layer_is_one_library_op():
+    """nn.LSTM/GRU/RNN count as one `rnn` library op each, whatever they run below (on the
+    CPU: matmuls and activations, or oneDNN's per-layer kernel); a second call is refused."""
+    import torch
+    from drtriton.verifier import torch_ops
+    x, y = torch.randn(2, 5, 3), torch.randn(3)
+    for layer in (torch.nn.LSTM(3, 4, 2, batch_first=True), torch.nn.GRU(3, 4, bidirectional=True),
+                  torch.nn.RNN(3, 4, nonlinearity="relu")):
+        recorder = torch_ops.OpRecorder()
+        with torch.no_grad(), recorder:
+            layer(x)
+        assert torch_ops.library_counts(recorder.counts) == {"rnn": 1}, dict(recorder.counts)
+        assert torch_ops.violations(recorder.counts, False, {"rnn": 1}) == []
+        assert torch_ops.violations(recorder.counts, True, {"rnn": 1})  # --strict refuses it
+        twice = torch_ops.OpRecorder()
+        with torch.no_grad(), twice:
+            layer(x)
+            torch.relu(y)
+            layer(x)
+        assert twice.counts["relu"] == 1
+        assert torch_ops.violations(twice.counts, False, {"rnn": 1})
+
+
 def test_protocol_errors_are_answered_and_the_worker_continues(worker):
     proc = worker.proc
     proc.stdin.write(b"this is not json\n")

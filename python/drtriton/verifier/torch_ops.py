@@ -14,10 +14,14 @@ are not seen. Three classes:
   which set up accumulators and compute nothing from the inputs. clone and same-dtype,
   same-device copy_ are data movement (what .contiguous() becomes); a dtype change or a
   move between devices is not.
-- library: matmul and convolution (cuBLAS, cuDNN), allowed in the default mode only as
-  the reference itself uses them: at most as many of each kind per forward as one
-  forward of the reference runs (DESIGN.md section 3.2); refused in --strict. Fused
-  variants (_addmm_activation: a GELU or ReLU inside the GEMM) are compute.
+- library: matmul, convolution (cuBLAS, cuDNN) and recurrent layers (cuDNN's fused RNN),
+  allowed in the default mode only as the reference itself uses them: at most as many of
+  each kind per forward as one forward of the reference runs (DESIGN.md section 3.2);
+  refused in --strict. Fused variants (_addmm_activation: a GELU or ReLU inside the GEMM)
+  are compute. A recurrent layer (torch.lstm, gru, rnn_tanh, rnn_relu, which nn.LSTM/GRU/RNN
+  call) is one library op, counted where it is called (a TorchFunctionMode): below it the
+  dispatch mode would see, on the CPU, the matmuls and activations it decomposes into, on a
+  GPU cuDNN's _cudnn_rnn; the ops it runs are not recorded.
 - everything else is compute, refused in both modes. Reading a tensor's data on the
   host (.item(), float(t), `if t:`) is compute too: ModelNew.forward may read sizes,
   never values.
@@ -29,6 +33,7 @@ import collections
 import types
 
 import torch
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import launch_hook
@@ -62,6 +67,10 @@ LIBRARY_KINDS = {
                     "slow_conv3d_forward", "slow_conv_transpose2d", "slow_conv_transpose3d",
                     "slow_conv_dilated2d", "slow_conv_dilated3d", "_nnpack_spatial_convolution",
                     "thnn_conv2d"),
+    # The layer as called (see RECURRENT_LAYERS), and its backends' kernels for a candidate
+    # that calls one directly.
+    "rnn": ("lstm", "gru", "rnn_tanh", "rnn_relu", "_cudnn_rnn", "miopen_rnn",
+            "mkldnn_rnn_layer"),
 }
 LIBRARY_KIND = types.MappingProxyType({op: kind for kind, ops in LIBRARY_KINDS.items() for op in ops})
 LIBRARY_OPS = frozenset(LIBRARY_KIND)
@@ -90,15 +99,56 @@ def op_name(func, args) -> str:
     return packet
 
 
+# Recurrent layers, each one library call whatever it runs below (torch._VF.lstm is torch.lstm).
+RECURRENT_LAYERS = {torch.lstm: "lstm", torch.gru: "gru", torch.rnn_tanh: "rnn_tanh",
+                    torch.rnn_relu: "rnn_relu"}
+
+
+class _RecurrentLayers(TorchFunctionMode):
+    """Counts each recurrent layer call as one op and hides what it runs from `recorder`."""
+
+    def __init__(self, recorder):
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = RECURRENT_LAYERS.get(func) if not launch_hook.in_launch() else None
+        if name is None:
+            return func(*args, **(kwargs or {}))
+        self.recorder.counts[name] += 1
+        self.recorder.hidden += 1
+        try:
+            return func(*args, **(kwargs or {}))
+        finally:
+            self.recorder.hidden -= 1
+
+
 class OpRecorder(TorchDispatchMode):
-    """Counts ops by name (overload packet, e.g. "addmm", "add_")."""
+    """Counts ops by name (overload packet, e.g. "addmm", "add_"); a recurrent layer counts
+    as itself ("lstm"), not as the ops it runs."""
 
     def __init__(self):
         super().__init__()
         self.counts = collections.Counter()
+        self.hidden = 0  # > 0 inside a recurrent layer
+        self._layers = _RecurrentLayers(self)
+
+    def __enter__(self):
+        self._layers.__enter__()
+        try:
+            return super().__enter__()
+        except BaseException:
+            self._layers.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc):
+        try:
+            return super().__exit__(*exc)
+        finally:
+            self._layers.__exit__(*exc)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if not launch_hook.in_launch():
+        if not launch_hook.in_launch() and not self.hidden:
             self.counts[op_name(func, args)] += 1
         return func(*args, **(kwargs or {}))
 
