@@ -293,6 +293,22 @@ const std::map<std::string, Rule>& rules() {
          ValueId y = c.op("matmul", {in[0], w});
          return in.size() > 2 ? c.op("add", {y, in[2]}) : y;
        }},
+      {"aten::layer_norm",  // F.layer_norm with parameters the program reads itself, or none
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         const int n = static_cast<int>(args.at("normalized_shape").size());
+         std::vector<int64_t> dims;
+         for (int d = c.rank(x) - n; d < c.rank(x); ++d) dims.push_back(d);
+         Attrs over = {{"dim", dims}, {"keepdim", true}};
+         ValueId centered = c.op("sub", {x, c.op("mean", {x}, over)});
+         ValueId var = c.op("mean", {c.op("square", {centered})}, over);
+         ValueId rstd = c.op("rsqrt", {c.scalar("add_scalar", var, number(args, "eps", 1e-5))});
+         ValueId y = c.op("mul", {centered, rstd});
+         size_t next = 1;  // the affine tensors that are given (None ones are in args)
+         if (!args.count("weight")) y = c.op("mul", {y, in.at(next++)});
+         if (!args.count("bias")) y = c.op("add", {y, in.at(next)});
+         return y;
+       }},
       {"aten::einsum",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          return einsum(c, args.at("equation").get<std::string>(), in);

@@ -488,6 +488,10 @@ Graph import_traced(const json& traced) {
     std::string cls = text_of(n, "module_class");
     std::string call = text_of(n, "module_call");
     if (call.empty() || !op_for_module_class(cls)) continue;
+    // A class of the program's own that shares a name with torch's (nanoGPT's LayerNorm,
+    // which calls F.layer_norm on its parameters) is not torch's module.
+    std::string type = text_of(modules.value(text_of(n, "module"), json::object()), "type");
+    if (!type.empty() && type.rfind("torch.nn.", 0) != 0) continue;
     groups[call].push_back(i);
     group_of[i] = call;
   }
