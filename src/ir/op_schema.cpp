@@ -223,6 +223,12 @@ std::vector<OpSchema> build_table() {
        .infer_shape = gru, .params = rnn_params, .flops = rnn_flops,
        .torch_module = "nn.RNN(" + rnn_args + "{nonlinearity?})",
        .aten = {"aten::rnn_tanh", "aten::rnn_relu"}, .sampled = false});
+  // scaled_dot_product_attention. scale 0 stands for PyTorch's default (scale=None): 1/sqrt
+  // of the head dim, a run-time size. Dropout and attention masks are not part of it.
+  add({.op = Op::Sdpa, .attrs = {bool_attr("is_causal", false), float_attr("scale", 0.0, 0)},
+       .infer_shape = sdpa, .flops = sdpa_flops,
+       .torch_function = "F.scaled_dot_product_attention($0, $1, $2{is_causal?}{scale?})",
+       .aten = {"aten::scaled_dot_product_attention"}, .sampled = false});
 
   // Unary elementwise.
   add(simple_unary(Op::Relu, "nn.ReLU()", "torch.relu", "relu"));
@@ -543,7 +549,7 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
          Op::Sum, Op::Mean, Op::Max, Op::Min, Op::Amax, Op::Amin, Op::Logsumexp, Op::Var,
          Op::Std, Op::Norm, Op::Prod, Op::Argmax, Op::Argmin, Op::Cumsum, Op::Cumprod,
          Op::Softmax, Op::LogSoftmax, Op::Flip, Op::Slice, Op::Select}, 1, 8);
-  ranks({Op::Triu, Op::Tril}, 2, 8);
+  ranks({Op::Triu, Op::Tril, Op::Sdpa}, 2, 8);
   ranks({Op::Lstm, Op::Gru, Op::Rnn}, 3, 3);
   ranks({Op::NllLoss}, 1, 8);
 }

@@ -17,8 +17,14 @@ namespace {
 std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
   const Shape& out = g.value(n.output).type.shape;
   const int rank = static_cast<int>(out.size());
+  // A parameter's shape is static: its dims are numbers.
+  std::vector<std::vector<std::string>> fixed(n.inputs.size());
   auto sym = [&](int input) -> const std::vector<std::string>& {
-    return g.value(n.inputs.at(input)).sym_shape;
+    const Value& in = g.value(n.inputs.at(input));
+    if (in.kind != ValueKind::Param || !in.sym_shape.empty()) return in.sym_shape;
+    if (fixed[input].empty())
+      for (int64_t d : in.type.shape) fixed[input].push_back(std::to_string(d));
+    return fixed[input];
   };
   std::vector<std::string> dims;
   if (n.op == Op::NllLoss)  // the targets' shape, or 0-d
@@ -32,8 +38,7 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
         for (size_t i = 0; i < n.inputs.size() && found.empty(); ++i) {
           const Value& in = g.value(n.inputs[i]);
           int j = d - (rank - in.type.rank());
-          if (j >= 0 && !in.sym_shape.empty() && in.type.shape[j] == out[d])
-            found = in.sym_shape[j];
+          if (j >= 0 && !sym(i).empty() && in.type.shape[j] == out[d]) found = sym(i)[j];
         }
         if (found.empty()) return {};
         dims.push_back(found);
@@ -60,6 +65,10 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
       if (n.op == Op::Permute) {
         for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dims")))
           dims.push_back(sym(0)[d < 0 ? d + rank : d]);
+      } else if (n.op == Op::Transpose) {
+        dims = sym(0);
+        std::swap(dims.at(std::get<int64_t>(n.attrs.at("dim0"))),
+                  dims.at(std::get<int64_t>(n.attrs.at("dim1"))));
       } else if (n.op == Op::Unsqueeze) {
         dims = sym(0);
         dims.insert(dims.begin() + std::get<int64_t>(n.attrs.at("dim")), "1");
@@ -77,14 +86,14 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
       for (int d = 0; d < rank - 2; ++d) {
         int ja = d - (rank - a.type.rank()), jb = d - (rank - b.type.rank());
         if (ja >= 0 && a.type.shape[ja] == out[d])
-          dims.push_back(a.sym_shape[ja]);
+          dims.push_back(sym(0)[ja]);
         else if (jb >= 0 && b.type.shape[jb] == out[d])
-          dims.push_back(b.sym_shape[jb]);
+          dims.push_back(sym(1)[jb]);
         else
           return {};
       }
-      dims.push_back(a.sym_shape[a.type.rank() - 2]);
-      dims.push_back(b.sym_shape.back());
+      dims.push_back(sym(0)[a.type.rank() - 2]);
+      dims.push_back(sym(1).back());
       return dims;
     }
     default: return {};
@@ -309,6 +318,30 @@ const std::map<std::string, Rule>& rules() {
          int64_t n = c.size(in[0], 0);
          ValueId square = c.op("expand", {column}, {{"size", std::vector<int64_t>{n, n}}});
          return c.op("tril", {c.op("triu", {square})});
+       }},
+      {"aten::linear",  // weights the program reads itself (nn.MultiheadAttention's in_proj):
+                        // x @ w.T + b; a Linear module's call is one linear node instead
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         if (c.rank(in.at(1)) != 2) throw IrError("linear with a weight of rank other than 2");
+         ValueId w = c.op("transpose", {in[1]}, {{"dim0", int64_t{0}}, {"dim1", int64_t{1}}});
+         ValueId y = c.op("matmul", {in[0], w});
+         return in.size() > 2 ? c.op("add", {y, in[2]}) : y;
+       }},
+      {"aten::layer_norm",  // F.layer_norm with parameters the program reads itself, or none
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         const int n = static_cast<int>(args.at("normalized_shape").size());
+         std::vector<int64_t> dims;
+         for (int d = c.rank(x) - n; d < c.rank(x); ++d) dims.push_back(d);
+         Attrs over = {{"dim", dims}, {"keepdim", true}};
+         ValueId centered = c.op("sub", {x, c.op("mean", {x}, over)});
+         ValueId var = c.op("mean", {c.op("square", {centered})}, over);
+         ValueId rstd = c.op("rsqrt", {c.scalar("add_scalar", var, number(args, "eps", 1e-5))});
+         ValueId y = c.op("mul", {centered, rstd});
+         size_t next = 1;  // the affine tensors that are given (None ones are in args)
+         if (!args.count("weight")) y = c.op("mul", {y, in.at(next++)});
+         if (!args.count("bias")) y = c.op("add", {y, in.at(next)});
+         return y;
        }},
       {"aten::einsum",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {

@@ -1,6 +1,7 @@
 // aten calls that have no operator of their own but are a few of ours: the losses (MSE,
-// smooth L1, Huber, KL divergence, triplet margin), cosine similarity, and einsum over two
-// operands (permutes around one matmul). pytorch_import asks here before it reports a call
+// smooth L1, Huber, KL divergence, triplet margin), cosine similarity, einsum over two
+// operands (permutes around one matmul), and F.linear and F.layer_norm on weights no module
+// owns (a transpose and a matmul; means and a reciprocal square root). pytorch_import asks here before it reports a call
 // as unsupported; the composed values get symbolic shapes from their inputs, so the
 // solution still runs on other input sizes.
 #pragma once

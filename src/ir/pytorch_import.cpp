@@ -363,6 +363,30 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     schema = &op_named("expand");
   } else if (t == "aten::dropout") {
     take("train");
+  } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
+    const Shape& in = type_at(types, c.refs.at(0)).shape;
+    const int rank = static_cast<int>(in.size());
+    int64_t dim = take("dim").get<int64_t>();
+    if (dim < -rank || dim >= rank) throw Unsupported("unflatten dim " + std::to_string(dim));
+    dim = dim < 0 ? dim + rank : dim;
+    std::vector<int64_t> shape(in.begin(), in.begin() + dim);
+    for (int64_t s : take("sizes").get<std::vector<int64_t>>()) shape.push_back(s);
+    shape.insert(shape.end(), in.begin() + dim + 1, in.end());
+    c.consts["shape"] = shape;
+    schema = &op_named("reshape");
+  } else if (t == "aten::scaled_dot_product_attention") {
+    if (c.refs.size() > 3) throw Unsupported(t + " with an attn_mask is not supported");
+    json p = take("dropout_p");
+    if (!p.is_null() && p != 0)
+      throw Unsupported(t + " with dropout_p = " + p.dump() +
+                        " is not supported: attention dropout is random (give dropout_p=0)");
+    if (take("enable_gqa") == true) throw Unsupported(t + " with enable_gqa=True is not supported");
+    json scale = take("scale");  // None: the default, 1/sqrt(head dim), which is attribute 0
+    if (!scale.is_null() && !(scale.is_number() && scale.get<double>() > 0))
+      throw Unsupported(t + " with scale = " + scale.dump() +
+                        " is not supported (only a positive one)");
+    c.consts["scale"] = scale.is_null() ? json(0.0) : scale;
+    schema = &op_named("sdpa");
   } else if (t.find("pool") != std::string::npos) {
     json stride = take("stride");  // an empty stride means the kernel size
     c.consts["stride"] = stride.is_null() || (stride.is_array() && stride.empty())
@@ -500,6 +524,10 @@ Graph import_traced(const json& traced) {
     std::string cls = text_of(n, "module_class");
     std::string call = text_of(n, "module_call");
     if (call.empty() || !op_for_module_class(cls)) continue;
+    // A class of the program's own that shares a name with torch's (nanoGPT's LayerNorm,
+    // which calls F.layer_norm on its parameters) is not torch's module.
+    std::string type = text_of(modules.value(text_of(n, "module"), json::object()), "type");
+    if (!type.empty() && type.rfind("torch.nn.", 0) != 0) continue;
     groups[call].push_back(i);
     group_of[i] = call;
   }
@@ -578,6 +606,7 @@ Graph import_traced(const json& traced) {
     }
     try {
       Mapped m;
+      bool composed = false;  // a call pytorch_decompose builds from several nodes
       std::string module;
       std::string out_name = name;
       const json* type_json = &n;
@@ -676,7 +705,8 @@ Graph import_traced(const json& traced) {
           c.target.pop_back();
         }
         canonicalize(c, type_of);  // before asking: a canonical call may be a composed one
-        if (!is_composed(c.target)) m = map_call(c, type_of);
+        composed = is_composed(c.target);
+        if (!composed) m = map_call(c, type_of);
       }
       auto ids_of = [&](const std::vector<std::string>& refs) {
         std::vector<ValueId> ids;
@@ -689,8 +719,8 @@ Graph import_traced(const json& traced) {
       };
       ValueId id;
       try {
-        id = is_composed(c.target) ? compose_call(g, c.target, ids_of(c.refs), c.consts, name)
-                                   : g.add_node(m.op, ids_of(m.inputs), m.attrs, module, out_name);
+        id = composed ? compose_call(g, c.target, ids_of(c.refs), c.consts, name)
+                      : g.add_node(m.op, ids_of(m.inputs), m.attrs, module, out_name);
       } catch (const IrError& e) {
         throw Unsupported(e.what());
       }

@@ -202,6 +202,29 @@ int check_conv(const TensorType& x, const Attrs& attrs) {
 
 }  // namespace
 
+TensorType sdpa(const Ins& in, Attrs&) {
+  require_same_dtype(in);
+  if (!is_floating(in[0].dtype)) fail("attention needs floating inputs, got " + to_string(in[0]));
+  const char* names[] = {"query", "key", "value"};
+  for (int i = 0; i < 3; ++i) require_min_rank(in[i], 2, names[i]);
+  const Shape &q = in[0].shape, &k = in[1].shape, &v = in[2].shape;
+  const size_t r = q.size();
+  // PyTorch broadcasts the batch dims of the math path only; its fused kernels, and ours,
+  // take one batch shape.
+  if (k.size() != r || v.size() != r || !std::equal(q.begin(), q.end() - 2, k.begin()) ||
+      !std::equal(q.begin(), q.end() - 2, v.begin())) {
+    fail("query " + to_string(in[0]) + ", key " + to_string(in[1]) + " and value " +
+         to_string(in[2]) + " do not share their batch dims");
+  }
+  if (k[r - 1] != q[r - 1])
+    fail("query and key have head dims " + str(q[r - 1]) + " and " + str(k[r - 1]));
+  if (v[r - 2] != k[r - 2])
+    fail("key and value have sequence lengths " + str(k[r - 2]) + " and " + str(v[r - 2]));
+  Shape out = q;
+  out[r - 1] = v[r - 1];
+  return {in[0].dtype, out};
+}
+
 TensorType conv(const Ins& in, Attrs& attrs) {
   int spatial = check_conv(in[0], attrs);
   const auto &k = attr_ints(attrs, "kernel_size"), &s = attr_ints(attrs, "stride");
@@ -777,6 +800,17 @@ double matmul_flops(const Ins& in, const TensorType& out, const Attrs&) {
   const TensorType& b = in[in.size() - 1];
   int64_t k = b.rank() >= 2 ? b.shape[b.rank() - 2] : b.shape[0];
   return 2.0 * static_cast<double>(std::max<int64_t>(out.numel(), 1)) * static_cast<double>(k);
+}
+
+double sdpa_flops(const Ins& in, const TensorType& out, const Attrs&) {
+  // Scores (2 L S E per batch entry), their softmax (about 5 L S) and the weighted sum of
+  // values (2 L S Ev).
+  const TensorType& k = in[1];
+  double rows = static_cast<double>(out.numel()) /
+                static_cast<double>(std::max<int64_t>(out.shape.back(), 1));
+  double keys = static_cast<double>(k.shape[k.rank() - 2]);
+  double e = static_cast<double>(k.shape.back()), ev = static_cast<double>(out.shape.back());
+  return rows * keys * (2 * e + 2 * ev + 5);
 }
 
 double conv_flops(const Ins&, const TensorType& out, const Attrs& attrs) {

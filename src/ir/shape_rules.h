@@ -20,6 +20,8 @@ TensorType linear(const Ins& in, Attrs& attrs);
 TensorType matmul(const Ins& in, Attrs& attrs);
 TensorType bmm(const Ins& in, Attrs& attrs);
 TensorType addmm(const Ins& in, Attrs& attrs);
+// Attention: query [..., L, E], key [..., S, E], value [..., S, Ev] -> [..., L, Ev].
+TensorType sdpa(const Ins& in, Attrs& attrs);
 TensorType conv(const Ins& in, Attrs& attrs);
 TensorType conv_transpose(const Ins& in, Attrs& attrs);
 TensorType reduce_dims(const Ins& in, Attrs& attrs);  // dim: int list, keepdim
@@ -70,6 +72,7 @@ std::vector<ParamSpec> rnn_params(const Attrs& attrs);
 // FLOPs, where "per element" does not describe the work.
 double linear_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double matmul_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
+double sdpa_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double conv_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double conv_transpose_flops(const Ins& in, const TensorType& out, const Attrs& attrs);
 double pool_flops(const Ins& in, const TensorType& out, const Attrs& attrs);

@@ -44,14 +44,8 @@ KNOWN_UNSUPPORTED = {
     "ops/exclusive_cumsum": "aten::zeros_like (a tensor made inside forward)",
     "models/gpt_block": "aten::ones (a causal mask made inside forward)",
     "models/mamba_selective_scan": "aten::ones (a causal mask made inside forward)",
-    "ops/scaled_dot_product_attention": "aten::scaled_dot_product_attention (needs a Triton attention "
-                                        "kernel: the reference makes no matmul library call)",
-    "models/vit_block": "aten::scaled_dot_product_attention",
-    "models/gpt_block_sdpa_causal": "aten::scaled_dot_product_attention (is_causal=True)",
     "ops/tensor_constant_in_forward": "a tensor constant (torch.tensor(c) in forward)",
-    # Modules whose weights the importer cannot own.
-    "models/multihead_attention_module": "aten::linear with free weights (nn.MultiheadAttention)",
-    "models/transformer_encoder_layer": "aten::linear with free weights (nn.TransformerEncoderLayer)",
+    # Tensors the importer cannot own.
     "ops/attention_manual_causal": "a register_buffer mask used in forward (graphs hold parameters, "
                                    "not free buffers)",
 }
