@@ -102,7 +102,8 @@ ValueId Graph::add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs,
       }
       const TensorType& t = values_[inputs[i]].type;
       // Arithmetic needs floats; the condition of where and the layout ops take any dtype.
-      bool any_dtype = schema.category == Category::Layout || (op == Op::Where && i == 0);
+      bool any_dtype =
+          schema.category == Category::Layout || schema.any_dtype || (op == Op::Where && i == 0);
       if (!any_dtype && !is_floating(t.dtype)) {
         throw IrError("input " + std::to_string(i) + " (%" + values_[inputs[i]].name +
                       ") must be floating point, got " + to_string(t));

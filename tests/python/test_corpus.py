@@ -41,9 +41,6 @@ PROGRAMS = {f"{folder}/{os.path.basename(p)[:-3]}": p
 # fail: an entry that compiles is stale and must be removed.
 KNOWN_UNSUPPORTED = {
     # Operators with no drtriton form yet.
-    "ops/exclusive_cumsum": "aten::zeros_like (a tensor made inside forward)",
-    "models/gpt_block": "aten::ones (a causal mask made inside forward)",
-    "models/mamba_selective_scan": "aten::ones (a causal mask made inside forward)",
     "ops/scaled_dot_product_attention": "aten::scaled_dot_product_attention (needs a Triton attention "
                                         "kernel: the reference makes no matmul library call)",
     "models/vit_block": "aten::scaled_dot_product_attention",
@@ -55,12 +52,9 @@ KNOWN_UNSUPPORTED = {
     "models/rnn_tanh_module": "aten::zeros (nn.RNN's default h0), then aten::rnn_tanh",
     "models/lstm_bidirectional_hidden": "aten::lstm",
     "models/gru_stack_outputs": "aten::gru",
-    "ops/tensor_constant_in_forward": "a tensor constant (torch.tensor(c) in forward)",
     # Modules whose weights the importer cannot own.
     "models/multihead_attention_module": "aten::linear with free weights (nn.MultiheadAttention)",
     "models/transformer_encoder_layer": "aten::linear with free weights (nn.TransformerEncoderLayer)",
-    "ops/attention_manual_causal": "a register_buffer mask used in forward (graphs hold parameters, "
-                                   "not free buffers)",
 }
 
 # Tier 2 judges the SMALL version of the programs that compile at full size, except these,
