@@ -276,8 +276,9 @@ std::vector<OpSchema> build_table() {
     cmp.sampled = false;
     add(cmp);
   }
-  add({.op = Op::LogicalNot, .infer_shape = compare_scalar, .torch_function = "torch.logical_not($0)",
-       .aten = {"aten::logical_not"}, .any_dtype = true, .sampled = false});
+  add({.op = Op::LogicalNot, .infer_shape = compare_scalar,
+       .torch_function = "torch.logical_not($0)", .aten = {"aten::logical_not"},
+       .any_dtype = true, .sampled = false});
   for (Op op : {Op::Triu, Op::Tril}) {
     std::string fn = op == Op::Triu ? "triu" : "tril";
     add({.op = op, .attrs = {int_attr("diagonal", 0)}, .infer_shape = same_shape,
