@@ -627,9 +627,9 @@ Graph import_traced(const json& traced) {
         // torch.tensor(c) inside forward: one value everywhere is a `full` node.
         std::optional<double> value = uniform_value(p);
         if (!value)
-          throw Unsupported("tensor constant '" + target +
-                            "' (torch.tensor(...) inside forward) holds more than one value; use "
-                            "a buffer or a parameter made in __init__");
+          throw Unsupported(
+              "torch.tensor(...) inside forward with more than one value is not supported; "
+              "make it a buffer or a parameter in __init__");
         TensorType t = traced_type(p);
         value_of[ph] = g.add_node(
             Op::Full, {},
