@@ -29,7 +29,10 @@ Format ``drtriton.traced/1`` (one JSON object):
   constant_inputs [{name, value}]                  non-tensor forward args (export burns
                                                    their values into the nodes)
   params          [{placeholder, target, kind: parameter|buffer|constant, dtype, shape,
-                    persistent?: false}]
+                    persistent?: false, value?}]   value: a tensor constant's data, numbers
+                                                   or nested lists, where forward made it
+                                                   from Python data (torch.tensor(0.5)) of
+                                                   at most MAX_LITERAL elements
   modules         {path: {type, class, attrs, params, buffers}}  every named_modules()
                                                    entry, the root Model as ""
   nodes           [{name, target: "aten::conv2d" | "getitem" | ..., overload, schema,
@@ -101,6 +104,9 @@ from typing import Any
 FORMAT = "drtriton.traced/1"
 # Name the user's file is loaded under; user classes appear as "drtriton_program.Model".
 PROGRAM_MODULE = "drtriton_program"
+# The most elements of a tensor constant whose data the trace records (everything is traced
+# on meta, so a constant's values are known only from the Python data it was made of).
+MAX_LITERAL = 4096
 
 
 class FrontendError(Exception):
@@ -267,10 +273,22 @@ def _first_line(exc: BaseException) -> str:
 
 # --------------------------------------------------------------------------- meta building
 
-def _force_meta_mode():
+def _literal_size(data) -> int | None:
+    """Elements of plain numeric data (a number or nested lists of them), else None."""
+    if isinstance(data, (bool, int, float)):
+        return 1
+    if isinstance(data, (list, tuple)):
+        sizes = [_literal_size(x) for x in data]
+        return None if None in sizes else sum(sizes)
+    return None
+
+
+def _force_meta_mode(literals: list | None = None):
     """A TorchFunctionMode that puts every new tensor on meta, whatever device the
     program asks for (``device="cuda"``, ``.cuda()``, ``.to("cuda")``), so that
-    building the model and its inputs never allocates real memory."""
+    building the model and its inputs never allocates real memory. A tensor made from
+    small Python data (torch.tensor(0.5)) is added to ``literals`` as (tensor, data): the
+    trace reports the values of the constants forward makes."""
     import torch
     from torch.overrides import TorchFunctionMode
     from torch.utils._device import _device_constructors
@@ -284,7 +302,11 @@ def _force_meta_mode():
             if func in ctors:
                 kwargs["device"] = "meta"
                 kwargs.pop("pin_memory", None)
-                return func(*args, **kwargs)
+                made = func(*args, **kwargs)
+                if (literals is not None and func in (torch.tensor, torch.as_tensor) and args
+                        and (_literal_size(args[0]) or MAX_LITERAL + 1) <= MAX_LITERAL):
+                    literals.append((made, args[0]))
+                return made
             if func in (torch.Tensor.cuda, torch.Tensor.cpu):
                 return args[0]
             if func is torch.Tensor.to:
@@ -478,13 +500,14 @@ def _export(path, abspath, mod):
     if any(t.device.type != "meta" for t in list(model.parameters()) + list(model.buffers())):
         model = model.to("meta")
 
+    literals = []
     try:
-        with torch.device("meta"), torch.no_grad(), _force_meta_mode():
+        with torch.device("meta"), torch.no_grad(), _force_meta_mode(literals):
             ep = torch.export.export(model, inputs)
     except Exception as e:
         raise FrontendError(f"{path}: export failed{_where(e, abspath, path)}: "
                             f"{_first_line(e)}") from None
-    return model, inputs, ep
+    return model, inputs, ep, literals
 
 
 # --------------------------------------------------------------------------- symbolic shapes
@@ -708,7 +731,7 @@ def _annotate(doc: dict, model, inputs, static_ep) -> None:
     doc["dynamic"] = True
 
 
-def _build(path: str, abspath: str, model, ep) -> dict:
+def _build(path: str, abspath: str, model, ep, literals=()) -> dict:
     import torch
     import torch.fx
     from torch.export.graph_signature import InputKind, OutputKind
@@ -737,6 +760,11 @@ def _build(path: str, abspath: str, model, ep) -> dict:
             if spec.kind == InputKind.BUFFER and spec.persistent is False:
                 e["persistent"] = False
             e.update(_tensor_meta(val) or {})
+            if spec.kind == InputKind.CONSTANT_TENSOR:
+                constant = ep.constants.get(spec.target)
+                for made, data in literals:
+                    if made is constant:
+                        e["value"] = _value(data)
             params.append(e)
             placeholder_kind[name] = (kind, spec.target)
         # CUSTOM_OBJ / TOKEN inputs do not occur in KernelBench programs.
@@ -981,8 +1009,8 @@ def trace_file(path: str, dynamic: bool = False) -> dict:
         old = sys.modules.get(PROGRAM_MODULE)
         sys.modules[PROGRAM_MODULE] = mod
         try:
-            model, inputs, ep = _export(path, abspath, mod)
-            doc = _build(path, abspath, model, ep)
+            model, inputs, ep, literals = _export(path, abspath, mod)
+            doc = _build(path, abspath, model, ep, literals)
             doc["init_signature"] = _init_signature(abspath)
             doc["init_source"] = _init_source(abspath)
             if dynamic:

@@ -354,6 +354,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     std::string diagonal = std::to_string(attr_int(n.attrs, "diagonal"));
     std::string keep =
         "(" + col + " - " + row + (n.op == Op::Triu ? " >= " : " <= ") + diagonal + ")";
+    if (g_.value(out).type.dtype == DType::Bool) return k.assign(keep + " & (" + x + ")");
     return k.assign("tl.where(" + keep + ", " + x + ", 0.0)");
   }
   if (n.op == Op::NllLoss) {  // per target, or a reduction's sum (over its count, for a mean)
@@ -363,6 +364,14 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     std::string sum = load_at(k, st[0], "0", idx.mask, "0.0");
     return reduction == "sum" ? sum
                               : k.assign(sum + " / " + load_at(k, st[1], "0", idx.mask, "1.0"));
+  }
+  if (n.op == Op::Full) {  // one value everywhere, as a block shaped like the mask
+    const std::string& m = idx.mask;
+    double value = attr_float(n.attrs, "value");
+    if (g_.value(out).type.dtype == DType::Bool)
+      return k.assign("(" + m + ") " + (value != 0 ? "==" : "!=") + " (" + m + ")");
+    std::string v = float_literal(value);
+    return k.assign("tl.where(" + m + ", " + v + ", " + v + ")");
   }
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;
@@ -1357,14 +1366,17 @@ GeneratedSolution Lowering::run() {
   for (ValueId v : g_.inputs()) buffers_[v] = {python_name(g_.value(v).name), false};
   for (ValueId v : g_.params()) {
     std::string name = g_.value(v).name;
-    // Free parameters: the IR spells "block.scale" as "block_scale"; find its state key.
+    // Free parameters and buffers: the IR spells "block.scale" as "block_scale"; find its
+    // state key, and whether the module registered it as a buffer (a mask).
     std::string key = name;
+    bool buffer = false;
     for (const StateEntry& e : options_.state) {
-      if (python_name(e.key) == name) key = e.key;
+      if (python_name(e.key) == name) key = e.key, buffer = e.is_buffer;
     }
     std::string var = "p_" + python_name(key);
     param_vars_[key] = var;
-    prologue_.push_back(var + " = self.get_parameter(\"" + key + "\")");
+    prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" + key +
+                        "\")");
     buffers_[v] = {var, false};
   }
   for (const Node& n : g_.nodes()) {

@@ -147,6 +147,11 @@ std::string pointwise_formula(const Node& node, const std::vector<std::string>& 
     case Op::DivScalar: return x + " / " + f("other");
     case Op::GtScalar: return x + " > " + f("other");
     case Op::LtScalar: return x + " < " + f("other");
+    case Op::GeScalar: return x + " >= " + f("other");
+    case Op::LeScalar: return x + " <= " + f("other");
+    case Op::EqScalar: return x + " == " + f("other");
+    case Op::NeScalar: return x + " != " + f("other");
+    case Op::LogicalNot: return x + " == 0";
     case Op::Add: return x + " + " + y;
     case Op::Sub: return x + " - " + y;
     case Op::Mul: return x + " * " + y;
@@ -155,6 +160,10 @@ std::string pointwise_formula(const Node& node, const std::vector<std::string>& 
     case Op::Minimum: return min_of(x, y);
     case Op::Gt: return x + " > " + y;
     case Op::Lt: return x + " < " + y;
+    case Op::Ge: return x + " >= " + y;
+    case Op::Le: return x + " <= " + y;
+    case Op::Eq: return x + " == " + y;
+    case Op::Ne: return x + " != " + y;
     case Op::Where: return "tl.where(" + args[0] + ", " + args[1] + ", " + args[2] + ")";
     default: break;
   }

@@ -102,9 +102,9 @@ ValueId Graph::add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs,
       }
       const TensorType& t = values_[inputs[i]].type;
       // Arithmetic needs floats; the condition of where, indices (the shape rule checks
-      // they are integers) and the layout ops take any dtype.
-      bool any_dtype = schema.category == Category::Layout || (op == Op::Where && i == 0) ||
-                       static_cast<int>(i) == schema.index_input;
+      // they are integers), the layout ops and the ops marked any_dtype take any dtype.
+      bool any_dtype = schema.category == Category::Layout || schema.any_dtype ||
+                       (op == Op::Where && i == 0) || static_cast<int>(i) == schema.index_input;
       if (!any_dtype && !is_floating(t.dtype)) {
         throw IrError("input " + std::to_string(i) + " (%" + values_[inputs[i]].name +
                       ") must be floating point, got " + to_string(t));

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 
 #include "ir/shape_rules.h"
 
@@ -294,12 +295,36 @@ std::vector<OpSchema> build_table() {
   add(scalar_op(Op::DivScalar, "$0 / {other}", "aten::div", div_scalar));
   add(scalar_op(Op::GtScalar, "$0 > {other}", "aten::gt", compare_scalar));
   add(scalar_op(Op::LtScalar, "$0 < {other}", "aten::lt", compare_scalar));
+  // Comparisons a program writes to build a mask (`self.mask == 0`): not drawn yet.
+  for (auto [op, expr, aten] : {std::tuple{Op::GeScalar, "$0 >= {other}", "aten::ge"},
+                                std::tuple{Op::LeScalar, "$0 <= {other}", "aten::le"},
+                                std::tuple{Op::EqScalar, "$0 == {other}", "aten::eq"},
+                                std::tuple{Op::NeScalar, "$0 != {other}", "aten::ne"}}) {
+    OpSchema cmp = scalar_op(op, expr, aten, compare_scalar);
+    cmp.any_dtype = op == Op::EqScalar || op == Op::NeScalar;
+    cmp.sampled = false;
+    add(cmp);
+  }
+  add({.op = Op::LogicalNot, .infer_shape = compare_scalar,
+       .torch_function = "torch.logical_not($0)", .aten = {"aten::logical_not"},
+       .any_dtype = true, .sampled = false});
   for (Op op : {Op::Triu, Op::Tril}) {
     std::string fn = op == Op::Triu ? "triu" : "tril";
     add({.op = op, .attrs = {int_attr("diagonal", 0)}, .infer_shape = same_shape,
          .torch_function = "torch." + fn + "($0{diagonal?})", .aten = {"aten::" + fn},
-         .sampled = false});
+         .any_dtype = true, .sampled = false});
   }
+  // The factories of forward: the frontend's zeros, ones, full, their _like and new_ forms,
+  // and tensor constants of one value all import as this (pytorch_import.cpp). $d is the
+  // device of the program's first input.
+  add({.op = Op::Full,
+       .attrs = {{.name = "size", .type = AttrType::Ints, .lo = 1},
+                 float_attr("value", std::nullopt),
+                 {.name = "dtype", .type = AttrType::Str, .default_value = std::string("f32"),
+                  .choices = {"f32", "bool"}}},
+       .infer_shape = full, .flops = no_flops,
+       .torch_function = "torch.full({size}, {value}, dtype={dtype}$d)", .aten = {"aten::full"},
+       .sampled = false});
 
   // Binary elementwise.
   add(binary_op(Op::Add, "$0 + $1", "aten::add"));
@@ -313,6 +338,15 @@ std::vector<OpSchema> build_table() {
   add(binary_op(Op::Minimum, "torch.minimum($0, $1)", "aten::minimum"));
   add(binary_op(Op::Gt, "$0 > $1", "aten::gt", compare));
   add(binary_op(Op::Lt, "$0 < $1", "aten::lt", compare));
+  for (auto [op, expr, aten] : {std::tuple{Op::Ge, "$0 >= $1", "aten::ge"},
+                                std::tuple{Op::Le, "$0 <= $1", "aten::le"},
+                                std::tuple{Op::Eq, "$0 == $1", "aten::eq"},
+                                std::tuple{Op::Ne, "$0 != $1", "aten::ne"}}) {
+    OpSchema cmp = binary_op(op, expr, aten, compare);
+    cmp.any_dtype = op == Op::Eq || op == Op::Ne;
+    cmp.sampled = false;
+    add(cmp);
+  }
   add(binary_op(Op::Where, "torch.where($0, $1, $2)", "aten::where", where));
 
   // Reductions.
@@ -523,7 +557,8 @@ void set_domains_and_ranks(std::vector<OpSchema>& t) {
   set({Op::Sigmoid, Op::Tanh, Op::Hardtanh, Op::Hardsigmoid, Op::Erf, Op::Sin, Op::Cos,
        Op::Softmax, Op::Clamp, Op::BatchNorm1d, Op::BatchNorm2d, Op::BatchNorm3d, Op::GroupNorm,
        Op::LayerNorm, Op::InstanceNorm2d, Op::InstanceNorm3d, Op::RmsNorm, Op::GtScalar,
-       Op::LtScalar, Op::Gt, Op::Lt},
+       Op::LtScalar, Op::GeScalar, Op::LeScalar, Op::EqScalar, Op::NeScalar, Op::LogicalNot,
+       Op::Gt, Op::Lt, Op::Ge, Op::Le, Op::Eq, Op::Ne},
       [](OpSchema& s) { s.magnitude = Magnitude::Bounded; });
   set(moves_values, [](OpSchema& s) { s.magnitude = Magnitude::SameAsInputs; });
   set({Op::Relu, Op::LeakyRelu, Op::Elu, Op::Selu, Op::Gelu, Op::Silu, Op::Mish, Op::Hardswish,

@@ -59,9 +59,10 @@ struct OpSchema {
   FlopsRule flops;   // nullptr: flops_per_element times the larger of input and output
   double flops_per_element = 1;
   // PyTorch spellings, as emit templates: $0 $1 $2 are the inputs, $* all of them,
-  // {attr} an attribute's value, {attr?} ", attr=value" only where it differs from the
-  // default. torch_module builds an nn.Module (called as self.NAME(x)); an empty
-  // torch_function means the op exists only as a module.
+  // {attr} an attribute's value ({dtype}: the torch dtype), {attr?} ", attr=value" only where
+  // it differs from the default, $d ", device=X.device" for the program's first input X.
+  // torch_module builds an nn.Module (called as self.NAME(x)); an empty torch_function
+  // means the op exists only as a module.
   std::string torch_module;
   std::string torch_function;
   std::vector<std::string> aten;  // the aten operators import maps onto this op
@@ -75,6 +76,8 @@ struct OpSchema {
   bool needs_bounded_input = false;
   // The ranks input 0 may have (the shape rule's own check; the sampler reads it).
   int min_rank = 0, max_rank = 8;
+  // Inputs may have any dtype (masks: triu of a bool tensor, `mask == 0`), not only floating.
+  bool any_dtype = false;
   // Drawn by the program generator (synth). False for operators that import and convert
   // know but the generator does not draw yet: its default vocabulary leaves them out.
   bool sampled = true;

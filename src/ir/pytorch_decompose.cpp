@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/json_form.h"
 
 namespace drtriton {
 
@@ -100,6 +101,16 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
   }
 }
 
+// A traced number as a Float attribute value: ints and bools widen, non-finite floats parse.
+AttrValue coerce_number(const json& v) {
+  AttrValue a = attr_from_json(v, "a scalar argument");
+  if (std::holds_alternative<bool>(a)) return std::get<bool>(a) ? 1.0 : 0.0;
+  if (std::holds_alternative<int64_t>(a)) return static_cast<double>(std::get<int64_t>(a));
+  if (!std::holds_alternative<double>(a))
+    throw IrError("scalar argument " + v.dump() + " is not a number");
+  return a;
+}
+
 // Adds the nodes of one composition, named after the traced node.
 class Composer {
  public:
@@ -123,6 +134,14 @@ class Composer {
     std::vector<int64_t> all(g_.value(x).type.rank());
     for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
     return op(reduction == 1 ? "mean" : "sum", {x}, {{"dim", all}});
+  }
+  // A 0-d tensor of `like`'s dtype holding `number` (a traced scalar: {"float": "-inf"} too).
+  ValueId constant(const json& number, ValueId like) {
+    double v = std::get<double>(coerce_number(number));
+    return op("full", {},
+              {{"size", std::vector<int64_t>{}},
+               {"value", v},
+               {"dtype", std::string(dtype_name(g_.value(like).type.dtype))}});
   }
   int rank(ValueId x) const { return g_.value(x).type.rank(); }
   int64_t size(ValueId x, int dim) const { return g_.value(x).type.shape.at(dim); }
@@ -159,48 +178,103 @@ ValueId pairwise_distance(Composer& c, ValueId x, ValueId y, double eps) {
   return c.op("norm", {d}, {{"dim", std::vector<int64_t>{-1}}});
 }
 
-// einsum over two operands as permute, matmul, permute: "bik,kj->bij", "bijl,lk->bijk",
-// "ebd,be->bd". One contracted letter; the left operand's other letters are batch letters
-// (also in the right operand) then rows; the right operand contributes at most one column
-// letter (none: a matrix-vector product, a unit column added and dropped again).
+// einsum in general: each operand permuted to the order of all letters (the output's, then
+// the summed ones) with unit dims for the letters it lacks, the product of all (one
+// broadcasting expression), summed over the letters the output drops. Memory is no
+// concern: the product is an expression that fuses into the sum's kernel.
+ValueId einsum_by_product(Composer& c, const std::vector<std::string>& operands,
+                          const std::string& out, const std::vector<ValueId>& in) {
+  std::string letters = out;
+  for (const std::string& o : operands)
+    for (char ch : o)
+      if (letters.find(ch) == std::string::npos) letters += ch;
+  ValueId product = -1;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::string& o = operands[i];
+    std::vector<int64_t> dims;  // o's dims in the order of `letters`
+    for (char ch : letters)
+      if (o.find(ch) != std::string::npos) dims.push_back(static_cast<int64_t>(o.find(ch)));
+    ValueId x = in[i];
+    bool same = true;
+    for (size_t d = 0; d < dims.size(); ++d) same = same && dims[d] == static_cast<int64_t>(d);
+    if (!same) x = c.op("permute", {x}, {{"dims", dims}});
+    for (size_t d = 0; d < letters.size(); ++d)
+      if (o.find(letters[d]) == std::string::npos)
+        x = c.op("unsqueeze", {x}, {{"dim", static_cast<int64_t>(d)}});
+    product = product < 0 ? x : c.op("mul", {product, x});
+  }
+  if (letters.size() == out.size()) return product;
+  std::vector<int64_t> summed;
+  for (size_t d = out.size(); d < letters.size(); ++d) summed.push_back(static_cast<int64_t>(d));
+  return c.op("sum", {product}, {{"dim", summed}});
+}
+
+// einsum as permute, matmul, permute where it is one matrix product of two operands:
+// "bik,kj->bij", "bijl,lk->bijk", "ebd,be->bd". One contracted letter; the left operand's
+// other letters are batch letters (also in the right operand) then rows; the right operand
+// contributes at most one column letter (none: a matrix-vector product, a unit column added
+// and dropped again). Any other form is a product and a sum (einsum_by_product).
 ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>& in) {
   std::string eq;
   for (char ch : spec)
     if (ch != ' ') eq += ch;
-  size_t comma = eq.find(','), arrow = eq.find("->");
-  if (in.size() != 2 || comma == std::string::npos || arrow == std::string::npos ||
-      eq.find(',', comma + 1) < arrow || eq.find('.') != std::string::npos) {
-    throw IrError("einsum '" + spec +
-                  "' is not supported: two operands, explicit output, "
-                  "no '...'");
+  size_t arrow = eq.find("->");
+  if (arrow == std::string::npos || eq.find('.') != std::string::npos)
+    throw IrError("einsum '" + spec + "' is not supported: explicit output, no '...'");
+  std::vector<std::string> operands;
+  for (size_t at = 0;;) {
+    size_t comma = eq.find(',', at);
+    if (comma == std::string::npos || comma > arrow) {
+      operands.push_back(eq.substr(at, arrow - at));
+      break;
+    }
+    operands.push_back(eq.substr(at, comma - at));
+    at = comma + 1;
   }
-  std::string a = eq.substr(0, comma), b = eq.substr(comma + 1, arrow - comma - 1),
-              out = eq.substr(arrow + 2);
+  std::string out = eq.substr(arrow + 2);
+  for (char ch : out)
+    if (std::none_of(operands.begin(), operands.end(),
+                     [&](const std::string& o) { return o.find(ch) != std::string::npos; }))
+      throw IrError("einsum '" + spec + "': output letter '" + ch + "' is in no operand");
+  if (operands.size() != in.size())
+    throw IrError("einsum '" + spec + "' names " + std::to_string(operands.size()) +
+                  " operands, but has " + std::to_string(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const std::string& o = operands[i];
+    if (static_cast<int>(o.size()) != c.rank(in[i]))
+      throw IrError("einsum '" + spec + "': operand " + std::to_string(i) + " has rank " +
+                    std::to_string(c.rank(in[i])));
+    for (size_t j = 0; j < o.size(); ++j)
+      if (o.find(o[j]) != j)
+        throw IrError("einsum '" + spec + "': a repeated letter (a diagonal) is not supported");
+  }
   auto has = [](const std::string& s, char ch) { return s.find(ch) != std::string::npos; };
   std::string batch, rows, contracted, cols;
-  for (char ch : a) {
-    if (has(b, ch) && has(out, ch))
-      batch += ch;
-    else if (has(b, ch))
-      contracted += ch;
-    else if (has(out, ch))
-      rows += ch;
-    else
-      throw IrError("einsum '" + spec + "': '" + ch + "' is summed in one operand alone");
+  bool summed_alone = false;
+  if (in.size() == 2) {
+    const std::string &a = operands[0], &b = operands[1];
+    for (char ch : a) {
+      if (has(b, ch) && has(out, ch))
+        batch += ch;
+      else if (has(b, ch))
+        contracted += ch;
+      else if (has(out, ch))
+        rows += ch;
+      else
+        summed_alone = true;
+    }
+    for (char ch : b) {
+      if (!has(a, ch) && has(out, ch))
+        cols += ch;
+      else if (!has(a, ch))
+        summed_alone = true;
+    }
   }
-  for (char ch : b) {
-    if (!has(a, ch) && has(out, ch))
-      cols += ch;
-    else if (!has(a, ch))
-      throw IrError("einsum '" + spec + "': '" + ch + "' is summed alone");
-  }
-  if (contracted.size() != 1 || cols.size() > 1 || rows.empty() ||
+  if (in.size() != 2 || summed_alone || contracted.size() != 1 || cols.size() > 1 || rows.empty() ||
       (!batch.empty() && rows.size() != 1) ||
-      out.size() != batch.size() + rows.size() + cols.size()) {
-    throw IrError("einsum '" + spec +
-                  "' is not supported: one contracted letter, at most one "
-                  "column letter, and one row letter after batch letters");
-  }
+      out.size() != batch.size() + rows.size() + cols.size())
+    return einsum_by_product(c, operands, out, in);
+  const std::string &a = operands[0], &b = operands[1];
   auto permute = [&](ValueId x, const std::string& from, const std::string& to) {
     std::vector<int64_t> dims;
     for (char ch : to) dims.push_back(static_cast<int64_t>(from.find(ch)));
@@ -309,6 +383,12 @@ const std::map<std::string, Rule>& rules() {
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
          ValueId x = in.at(0), mask = in.at(1);
          return c.op("where", {mask, x, c.scalar("mul_scalar", x, 0.0)});
+       }},
+      {"aten::masked_fill",  // value where the mask holds, else x: where(mask, value, x)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0), mask = in.at(1);
+         ValueId value = in.size() > 2 ? in[2] : c.constant(args.at("value"), x);
+         return c.op("where", {mask, value, x});
        }},
       {"aten::diag",  // a vector's diagonal matrix: a[i] kept where i == j
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {

@@ -1,9 +1,10 @@
 // aten calls that have no operator of their own but are a few of ours: the losses (MSE,
-// smooth L1, Huber, KL divergence, triplet margin), cosine similarity, einsum over two
-// operands (permutes around one matmul), and F.linear and F.layer_norm on weights no module
-// owns (a transpose and a matmul; means and a reciprocal square root). pytorch_import asks here before it reports a call
-// as unsupported; the composed values get symbolic shapes from their inputs, so the
-// solution still runs on other input sizes.
+// smooth L1, Huber, KL divergence, triplet margin), cosine similarity, masked_fill, einsum
+// (permutes around one matmul where it is one, else a product and a sum), and F.linear and
+// F.layer_norm on weights no module owns (a transpose and a matmul; means and a reciprocal
+// square root). pytorch_import asks here before it reports a call as unsupported; the
+// composed values get symbolic shapes from their inputs, so the solution still runs on
+// other input sizes.
 #pragma once
 
 #include <map>
@@ -22,7 +23,7 @@ bool is_composed(const std::string& target);
 // Builds the nodes of one composed call into `g` and returns the value that stands for its
 // result. `inputs` are the call's tensor arguments in schema order, `args` its other
 // arguments by schema name, `name` the traced node's name (the nodes are "<name>__<k>").
-// Throws IrError for a form it does not compose (p = 1 norms, einsum with three operands).
+// Throws IrError for a form it does not compose (p = 1 norms, einsum with a diagonal).
 ValueId compose_call(Graph& g, const std::string& target, const std::vector<ValueId>& inputs,
                      const std::map<std::string, nlohmann::json>& args, const std::string& name);
 

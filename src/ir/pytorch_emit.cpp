@@ -501,6 +501,9 @@ class Emitter {
           throw std::logic_error("internal: template " + tmpl + " names a missing input");
         out += args[k];
         ++i;
+      } else if (c == '$' && i + 1 < tmpl.size() && tmpl[i + 1] == 'd') {
+        if (!forward_args_.empty()) out += ", device=" + forward_args_[0] + ".device";
+        ++i;
       } else if (c == '{') {
         size_t close = tmpl.find('}', i);
         if (close == std::string::npos) throw std::logic_error("internal: unclosed { in " + tmpl);
@@ -512,6 +515,9 @@ class Emitter {
           throw std::logic_error("internal: template " + tmpl + " names unknown attribute " + name);
         std::string text = constructor && spec->is_size ? size_constant(node, *spec)
                                                         : attr_literal(*spec, node.attrs.at(name));
+        DType dtype;
+        if (name == "dtype" && parse_dtype(attr_str(node.attrs, name), &dtype))
+          text = dtype_torch_name(dtype);
         if (!optional) {
           out += text;
         } else if (!is_default_attr(*spec, node.attrs)) {

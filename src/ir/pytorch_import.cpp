@@ -1,7 +1,10 @@
 #include "ir/pytorch_import.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/json_form.h"
@@ -158,6 +161,9 @@ const std::map<std::string, Alias>& aten_aliases() {
       {"aten::true_divide", {"aten::div", {}}},
       {"aten::greater", {"aten::gt", {}}},
       {"aten::less", {"aten::lt", {}}},
+      {"aten::greater_equal", {"aten::ge", {}}},
+      {"aten::less_equal", {"aten::le", {}}},
+      {"aten::not_equal", {"aten::ne", {}}},
       {"aten::absolute", {"aten::abs", {}}},
       {"aten::negative", {"aten::neg", {}}},
       {"aten::clip", {"aten::clamp", {}}},
@@ -194,6 +200,11 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
       c.target = "drtriton::mul_by_mask";
       return;
     }
+  }
+  if (t == "aten::bitwise_not" && c.refs.size() == 1 &&
+      type_at(types, c.refs[0]).dtype == DType::Bool) {  // ~mask
+    c.target = "aten::logical_not";
+    return;
   }
   if (t == "aten::detach" || t == "aten::alias" || t == "aten::lift_fresh_copy") {
     c.target = "aten::clone";  // a value-preserving copy; codegen forwards it
@@ -232,6 +243,68 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
   }
   c.target = "aten::permute";
   c.consts["dims"] = order;
+}
+
+// A number of the traced JSON as PyTorch wrote it: a bool, an int, a float or a
+// non-finite {"float": "inf"}.
+AttrValue number_of(const json& v, const std::string& what) {
+  AttrValue a = to_attr(v, what);
+  if (!std::holds_alternative<bool>(a) && !std::holds_alternative<int64_t>(a) &&
+      !std::holds_alternative<double>(a))
+    throw Unsupported(what + " = " + v.dump() + " is not a number");
+  return a;
+}
+
+double as_double(const AttrValue& a) {
+  if (std::holds_alternative<bool>(a)) return std::get<bool>(a) ? 1 : 0;
+  if (std::holds_alternative<int64_t>(a)) return static_cast<double>(std::get<int64_t>(a));
+  return std::get<double>(a);
+}
+
+// The IR spelling of a torch dtype name the frontend writes ("float32" -> "f32").
+std::string ir_dtype(const json& torch_name) {
+  static const std::map<std::string, std::string> names = {
+      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float64", "f64"},
+      {"int64", "i64"},   {"int32", "i32"},   {"bool", "bool"}};
+  std::string name = torch_name.is_string() ? torch_name.get<std::string>() : torch_name.dump();
+  auto it = names.find(name);
+  if (it == names.end()) throw Unsupported("dtype " + name + " is not supported");
+  return it->second;
+}
+
+// torch.zeros, ones, full, their _like and new_ forms: one `full` node that reads no tensor.
+// The dtype is PyTorch's: the one asked for, else the given tensor's (_like, new_), else
+// the fill value's (a Python bool makes a bool tensor, an int an int64 one), else float32.
+bool map_factory(Call& c, const std::map<std::string, TensorType>& types) {
+  std::string kind = c.target.rfind("aten::", 0) == 0 ? c.target.substr(6) : "";
+  bool made_new = kind.rfind("new_", 0) == 0;
+  if (made_new) kind = kind.substr(4);
+  bool like = kind.size() > 5 && kind.compare(kind.size() - 5, 5, "_like") == 0;
+  if (like) kind.resize(kind.size() - 5);
+  if ((kind != "zeros" && kind != "ones" && kind != "full") || (like && made_new)) return false;
+  auto take = [&](const char* name) {
+    json v = c.consts.count(name) ? c.consts[name] : json(nullptr);
+    c.consts.erase(name);
+    return v;
+  };
+  AttrValue fill = kind == "full" ? number_of(take("fill_value"), "fill_value")
+                                  : AttrValue(kind == "ones" ? 1.0 : 0.0);
+  json size = like ? json(type_at(types, c.refs.at(0)).shape) : take("size");
+  json dtype = take("dtype");
+  std::string ir = !dtype.is_null()   ? ir_dtype(dtype)
+                   : like || made_new ? std::string(dtype_name(type_at(types, c.refs[0]).dtype))
+                   : std::holds_alternative<bool>(fill)    ? "bool"
+                   : std::holds_alternative<int64_t>(fill) ? "i64"
+                                                           : "f32";
+  const std::vector<std::string>& made = op_named("full").find_attr("dtype")->choices;
+  if (std::find(made.begin(), made.end(), ir) == made.end())
+    throw Unsupported("a " + ir + " tensor made inside forward is not supported (only " +
+                      made.front() + " and " + made.back() + ")");
+  c.consts["size"] = size;
+  c.consts["value"] = as_double(fill);
+  c.consts["dtype"] = ir;
+  c.refs.clear();  // the model tensor of a _like gives only its shape and dtype
+  return true;
 }
 
 // Pick the operator and attributes for one functional aten call. Arguments not taken as
@@ -286,10 +359,10 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
       c.consts["other"] = take("other");
       schema = &op_named("rsub_scalar");
     }
-  } else if (t == "aten::gt") {
-    schema = &scalar_or_tensor("gt", "gt_scalar");
-  } else if (t == "aten::lt") {
-    schema = &scalar_or_tensor("lt", "lt_scalar");
+  } else if (t == "aten::gt" || t == "aten::lt" || t == "aten::ge" || t == "aten::le" ||
+             t == "aten::eq" || t == "aten::ne") {
+    std::string op = t.substr(6);
+    schema = &scalar_or_tensor(op.c_str(), (op + "_scalar").c_str());
   } else if ((t == "aten::max" || t == "aten::min") && c.refs.size() == 2) {
     schema = &op_named(t == "aten::max" ? "maximum" : "minimum");
   } else if ((t == "aten::max" || t == "aten::min") && c.overload == "default") {
@@ -361,6 +434,8 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     c.consts["size"] = type_at(types, c.refs.at(1)).shape;
     c.refs.resize(1);
     schema = &op_named("expand");
+  } else if (map_factory(c, types)) {
+    schema = &op_named("full");
   } else if (t == "aten::dropout") {
     take("train");
   } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
@@ -493,6 +568,55 @@ std::set<std::string> zero_states(const json& nodes, const std::vector<Call>& ca
   return found;
 }
 
+// torch.split, split_with_sizes and chunk: tuples whose elements are slices.
+bool is_split(const std::string& target) {
+  return target == "aten::split" || target == "aten::split_with_sizes" || target == "aten::chunk";
+}
+
+// Element `index` of a split as the slice it is, by PyTorch's rules: pieces of split_size
+// (the last one shorter), of the sizes given, or `chunks` pieces of ceil(n / chunks). The
+// bounds are the traced sizes' (a split of a dim that varies is wrong on other sizes).
+void split_piece(Call& c, int64_t index, const std::map<std::string, TensorType>& types) {
+  const TensorType& x = type_at(types, c.refs.at(0));
+  int64_t dim = c.consts.count("dim") ? c.consts["dim"].get<int64_t>() : 0;
+  if (dim < 0) dim += x.rank();
+  if (dim < 0 || dim >= x.rank()) throw Unsupported("split along a dim out of range");
+  int64_t n = x.shape[dim], start = 0, end = 0;
+  if (c.target == "aten::split_with_sizes") {
+    auto sizes = c.consts["split_sizes"].get<std::vector<int64_t>>();
+    for (int64_t i = 0; i < index; ++i) start += sizes.at(i);
+    end = start + sizes.at(index);
+  } else {
+    int64_t piece = c.target == "aten::split" ? c.consts["split_size"].get<int64_t>()
+                                              : (n + c.consts["chunks"].get<int64_t>() - 1) /
+                                                    c.consts["chunks"].get<int64_t>();
+    start = index * piece;
+    end = std::min(n, start + piece);
+  }
+  c.target = "aten::slice";
+  c.consts = {{"dim", dim}, {"start", start}, {"end", end}, {"step", 1}};
+  c.defaults.clear();
+}
+
+// The one value of a tensor constant the frontend recorded ("value": a number or nested
+// lists), or none when it holds several or was not recorded (too large, not plain data).
+std::optional<double> uniform_value(const json& param) {
+  if (!param.contains("value")) return std::nullopt;
+  std::optional<double> found;
+  bool uniform = true;
+  std::function<void(const json&)> visit = [&](const json& v) {
+    if (v.is_array()) {
+      for (const json& e : v) visit(e);
+      return;
+    }
+    double x = as_double(number_of(v, "constant"));
+    if (found && !(*found == x || (std::isnan(*found) && std::isnan(x)))) uniform = false;
+    found = x;
+  };
+  visit(param["value"]);
+  return uniform ? found : std::nullopt;
+}
+
 }  // namespace
 
 Graph import_traced(const json& traced) {
@@ -561,23 +685,32 @@ Graph import_traced(const json& traced) {
   for (const json& p : traced["params"]) {
     std::string ph = p["placeholder"], target = p["target"];
     if (owned_params.count(ph) || !readers.count(ph)) continue;
-    if (p.value("kind", "") == "constant") {
-      errors.push_back(place(nodes[readers[ph].front()]) + ": tensor constant '" + target +
-                       "' (torch.tensor(...) inside forward) is not supported; use a Python "
-                       "number, or a parameter made in __init__");
+    std::string where = place(nodes[readers[ph].front()]);
+    try {
+      if (p.value("kind", "") == "constant") {
+        // torch.tensor(c) inside forward: one value everywhere is a `full` node.
+        std::optional<double> value = uniform_value(p);
+        if (!value)
+          throw Unsupported(
+              "torch.tensor(...) inside forward with more than one value is not supported; "
+              "make it a buffer or a parameter in __init__");
+        TensorType t = traced_type(p);
+        value_of[ph] = g.add_node(
+            Op::Full, {},
+            {{"size", t.shape}, {"value", *value}, {"dtype", std::string(dtype_name(t.dtype))}}, "",
+            ph);
+      } else {
+        // Parameters, and buffers the module registers (a mask): ModelNew builds both in
+        // __init__ as the reference does and reads them by their state_dict names.
+        std::string name = target;
+        for (char& ch : name) ch = ch == '.' ? '_' : ch;
+        value_of[ph] = g.add_param(name, traced_type(p));
+      }
+      type_of[ph] = traced_type(p);
+    } catch (const std::runtime_error& e) {  // Unsupported, or IrError from the factory
+      errors.push_back(where + ": " + p.value("kind", "") + " '" + target + "': " + e.what());
       poisoned.insert(ph);
-      continue;
     }
-    if (p.value("kind", "") == "buffer") {
-      errors.push_back(place(nodes[readers[ph].front()]) + ": buffer '" + target +
-                       "' is used in forward; drtriton graphs hold parameters, not free buffers");
-      poisoned.insert(ph);
-      continue;
-    }
-    std::string name = target;
-    for (char& ch : name) ch = ch == '.' ? '_' : ch;
-    value_of[ph] = g.add_param(name, traced_type(p));
-    type_of[ph] = traced_type(p);
   }
 
   // Only what the outputs depend on is imported: torch.export keeps dead values (the
@@ -668,7 +801,7 @@ Graph import_traced(const json& traced) {
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
         const std::string& tuple_target = calls[it->second].target;
         if (index != 0 && tuple_target != "aten::broadcast_tensors" &&
-            tuple_target != "aten::unbind")
+            tuple_target != "aten::unbind" && !is_split(tuple_target))
           throw Unsupported("element " + std::to_string(index) + " of " + calls[it->second].target +
                             " (the indices) is not supported");
         Call inner = calls[it->second];
@@ -686,10 +819,12 @@ Graph import_traced(const json& traced) {
           inner.target = "aten::select";
           inner.consts["index"] = index;
         }
+        if (is_split(inner.target)) split_piece(inner, index, type_of);
         m = map_call(inner, type_of);
       } else if (((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") ||
                  c.target.find("_with_indices") != std::string::npos ||
-                 c.target == "aten::broadcast_tensors" || c.target == "aten::unbind") {
+                 c.target == "aten::broadcast_tensors" || c.target == "aten::unbind" ||
+                 is_split(c.target)) {
         tuple_calls[name] = i;
         continue;
       } else {

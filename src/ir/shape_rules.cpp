@@ -97,6 +97,12 @@ TensorType compare_scalar(const Ins& in, Attrs&) {
   return {DType::Bool, in[0].shape};
 }
 
+TensorType full(const Ins&, Attrs& attrs) {
+  TensorType out{DType::F32, attr_ints(attrs, "size")};
+  parse_dtype(attr_str(attrs, "dtype"), &out.dtype);  // one of the attribute's choices
+  return out;
+}
+
 TensorType div_scalar(const Ins& in, Attrs& attrs) {
   if (attr_float(attrs, "other") == 0) fail("division by the scalar 0");
   return in[0];

@@ -39,16 +39,8 @@ PROGRAMS = {f"{folder}/{os.path.basename(p)[:-3]}": p
 
 # Programs that do not compile today, with why (convert's error, shortened). Each must still
 # fail: an entry that compiles is stale and must be removed.
-KNOWN_UNSUPPORTED = {
-    # Operators with no drtriton form yet.
-    "ops/exclusive_cumsum": "aten::zeros_like (a tensor made inside forward)",
-    "models/gpt_block": "aten::ones (a causal mask made inside forward)",
-    "models/mamba_selective_scan": "aten::ones (a causal mask made inside forward)",
-    "ops/tensor_constant_in_forward": "a tensor constant (torch.tensor(c) in forward)",
-    # Tensors the importer cannot own.
-    "ops/attention_manual_causal": "a register_buffer mask used in forward (graphs hold parameters, "
-                                   "not free buffers)",
-}
+# Programs that do not compile yet, with why (none today: every program of the corpus does).
+KNOWN_UNSUPPORTED: dict[str, str] = {}
 
 # Tier 2 judges the SMALL version of the programs that compile at full size, except these,
 # the slowest in Triton's interpreter (seconds for one verdict, one worker, on the 2-core CI

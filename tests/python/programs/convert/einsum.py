@@ -1,6 +1,9 @@
 """einsum over two operands: permutes around one matmul (a library call), whatever the
-letters' order. A 4-d tensor times a matrix, a batched product and attention scores.
+letters' order. A 4-d tensor times a matrix, a batched product and attention scores. Other
+forms (three operands, a letter summed in one operand alone) are a product and a sum, one
+statistics kernel.
 # CHECK-NOT: torch.einsum
+# CHECK-COUNT-3: torch.matmul(
 """
 import torch
 import torch.nn as nn
@@ -20,7 +23,9 @@ class Model(nn.Module):
         tensor_matrix = torch.einsum("bijl,lk->bijk", x, self.w)
         scores = torch.einsum("bhqd,bhkd->bhqk", q, k)
         transposed = torch.einsum("bhqd,bhkd->bhkq", q, k)
-        return tensor_matrix * 2.0, torch.softmax(scores, dim=-1), transposed
+        weighted = torch.einsum("bhqk,bhkd,bhqd->bhq", scores, k, q)
+        row_sums = torch.einsum("bhqd,bhkd->bhq", q, k)
+        return tensor_matrix * 2.0, torch.softmax(scores, dim=-1), transposed, weighted, row_sums
 
 
 def get_inputs():
