@@ -11,11 +11,13 @@
 #   there: CKPT=.data/ckpt bash scripts/gpu_rl.sh        (carry .deps, .data)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+START_S=$(date +%s)
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 
 CKPT=${CKPT:?CKPT= names the warm-up checkpoint directory}
 RL_MINUTES=${RL_MINUTES:-4}
+PROMPTS=${PROMPTS:-8}
 EVAL_PROGRAMS=${EVAL_PROGRAMS:-20}
 SAMPLES=${SAMPLES:-4}
 WORKERS=${WORKERS:-7}
@@ -26,7 +28,7 @@ mkdir -p "$WORK"
 echo "== rl: drpo and grpo twins, $RL_MINUTES min each, side by side"
 for algo in drpo grpo; do
   python3 -m drtriton.learn.rl --model "$CKPT" --out "$WORK/$algo" --algo "$algo" \
-    --levels 1,2 --promote_at 0.5 --group 8 --prompts 8 --size small --lr 1e-5 \
+    --levels 1,2 --promote_at 0.5 --group 8 --prompts "$PROMPTS" --size small --lr 1e-5 \
     --max_new_tokens 1536 --temperature 1.0 --eval_every 5 --eval_programs 16 \
     --max_steps 100000 --max_minutes "$RL_MINUTES" --workers "$WORKERS" --seed "$SEED" \
     --binary build/drtriton > "$OUT/rl_$algo.log" 2>&1 &
@@ -49,8 +51,11 @@ for d in (1, 2):
 PY
 for name in warmup drpo grpo; do
   model=$CKPT; [ "$name" = warmup ] || model=$WORK/$name
-  echo "-- $name"
-  python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" --binary build/drtriton \
+  # The call may run 10 minutes: each evaluation gets a third of what is left of 570 s.
+  left_s=$(( 570 - ($(date +%s) - START_S) ))
+  case $name in warmup) eval_s=$((left_s / 3)) ;; drpo) eval_s=$((left_s / 2)) ;; *) eval_s=$left_s ;; esac
+  echo "-- $name ($eval_s s)"
+  timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" --binary build/drtriton \
     --device cuda --workers 14 --batch-size 512 --out "$OUT/eval_$name.json" \
     --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -5
 done

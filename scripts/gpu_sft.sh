@@ -6,8 +6,10 @@
 #      TRAIN_MINUTES=0 stops there (a call of pairs only),
 #   3. `python -m drtriton.learn.sft --model small` for TRAIN_MINUTES,
 #   4. `python -m drtriton.learn.evaluate` on the held-out suites (`drtriton synth --suite`,
-#      fixed seeds, never trained on): EVAL_PROGRAMS programs of difficulty 1, 2 and 5, and
-#      the repo's hand-written programs, SAMPLES samples each (the first greedy),
+#      fixed seeds, never trained on): EVAL_PROGRAMS programs of difficulty 1, 2 and 5 at
+#      each of EVAL_SIZES (default: tiny, the pairs' size, and bench), and the repo's
+#      hand-written programs, SAMPLES samples each (the first greedy); all are sampled in
+#      one batch, whose time is set by the longest answer, not by the number of prompts,
 # then prints one table. $OUT gets pairs.jsonl.gz, ckpt.tar (the save_pretrained files of the
 # lowest held-out loss, with metrics.jsonl and loss.png), eval.json and sft.log.
 # Measured in a first smoke run (docs/results/sft_h200.md): `small` trains at 12 steps/s at
@@ -41,10 +43,15 @@ if [ "$PAIRS_MINUTES" != 0 ]; then
   # Chunks of PAIRS_CHUNK programs, each its own seed, until PAIRS_MINUTES are spent: a
   # chunk that would not finish is never started, and every finished chunk counts.
   echo "== pairs: chunks of $PAIRS_CHUNK programs of difficulty 1:3 for $PAIRS_MINUTES min"
+  # PAIRS_SIZES: the size presets the chunks cycle through, so that the programs' constants
+  # (channels, features) span what the held-out suites use.
+  read -r -a sizes <<< "${PAIRS_SIZES:-tiny small bench}"
   start=$(date +%s) chunk_s=0 seed=${PAIRS_SEED:-1}
   while [ $(( $(date +%s) - start + chunk_s )) -lt $((PAIRS_MINUTES * 60)) ]; do
     t0=$(date +%s)
+    size=${sizes[$(( (seed - ${PAIRS_SEED:-1}) % ${#sizes[@]} ))]}
     build/drtriton pairs --count "$PAIRS_CHUNK" --difficulty 1:3 --variants 2 --device cuda \
+      --size "$size" \
       --workers 12 --timeout 60 --seed "$seed" --out "$WORK/chunk.jsonl" > "$OUT/pairs_$seed.log" 2>&1 \
       && sed "s/\"id\":\"p/\"id\":\"s${seed}_p/" "$WORK/chunk.jsonl" >> "$WORK/pairs.jsonl"
     grep -E "accepted|pairs per minute" "$OUT/pairs_$seed.log" | head -2
@@ -78,16 +85,24 @@ tar -cf "$WORK/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$WORK/ckpt.tar"
 split -b 15M -d "$WORK/ckpt.tar" "$OUT/ckpt.tar.part"
 
 echo "== held-out suites"
-build/drtriton synth --suite "$WORK/suite" --count "$EVAL_PROGRAMS" --numeric-check > /dev/null 2>&1
-# The synthetic suites of difficulty 1, 2 and 5, and the hand-written programs of the repo
-# that the compiler solves (examples/, tests/python/programs/): one JSONL each.
-python3 - "$WORK" <<'PY'
+# The suites at the size of the training programs (EVAL_SIZES, default tiny: constants
+# like those the model saw) and at bench sizes (channels and features it may never have
+# seen: how far copying the program's constants transfers).
+EVAL_SIZES=${EVAL_SIZES:-tiny bench}
+for size in $EVAL_SIZES; do
+  build/drtriton synth --suite "$WORK/suite_$size" --size "$size" --count "$EVAL_PROGRAMS" \
+    --numeric-check > /dev/null 2>&1
+done
+# The synthetic suites of difficulty 1, 2 and 5 per size, and the hand-written programs of the
+# repo that the compiler solves (examples/, tests/python/programs/): one JSONL each.
+python3 - "$WORK" $EVAL_SIZES <<'PY'
 import glob, json, os, sys
 work = sys.argv[1]
-rows = [json.loads(line) for line in open(f"{work}/suite/suite.jsonl")]
-for d in (1, 2, 5):
-    with open(f"{work}/d{d}.jsonl", "w") as f:
-        f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
+for size in sys.argv[2:]:
+    rows = [json.loads(line) for line in open(f"{work}/suite_{size}/suite.jsonl")]
+    for d in (1, 2, 5):
+        with open(f"{work}/d{d}_{size}.jsonl", "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
 real = sorted(glob.glob("examples/*.py") + glob.glob("tests/python/programs/convert/*.py"))
 real += [f"tests/python/programs/{n}.py" for n in ("conv_bn_relu", "gpu_sized", "linear_gelu")]
 with open(f"{work}/real.jsonl", "w") as f:
@@ -99,5 +114,5 @@ eval_s=$(( 570 - ($(date +%s) - START_S) ))
 echo "held-out suites written at $(( $(date +%s) - START_S )) s; evaluation gets $eval_s s"
 timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
   --device cuda --workers 14 --batch-size 512 --out "$OUT/eval.json" \
-  --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" --suite "$WORK/d5.jsonl" \
+  $(for size in $EVAL_SIZES; do for d in 1 2 5; do echo --suite "$WORK/d${d}_$size.jsonl"; done; done) \
   --suite "$WORK/real.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -12

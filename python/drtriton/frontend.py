@@ -57,7 +57,9 @@ and arguments, after dropping its size computations and the slices that keep the
 input), each entry with a dtype+shape for a user input or a node (for tuple-valued nodes,
 each tensor entry of outputs) also gets
   sym_shape       [str, ...]  one Python expression per dim over the input sizes: "3",
-                  "s77", "(s53//2)", "8*((s0//2))*((s53//2))", "s21 - (Mod(s21, 4))"
+                  "s0", "(s1//2)", "8*((s2//2))*((s1//2))", "s3 - (Mod(s3, 4))"; the
+                  size symbols are renamed s0, s1, ... in the order the inputs' dims first
+                  show them (torch numbers them arbitrarily)
 Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
 their decompositions loop over the time steps and would fix the sequence length.
 Parameters keep their static shapes. An input dim is a bare symbol, or an int where the
@@ -694,6 +696,39 @@ def _sym_shapes(static_ep, dynamic_ep) -> dict:
     return sym
 
 
+_SIZE_SYMBOL = re.compile(r"\bs(\d+)\b")
+
+
+def _canonical_symbols(sym: dict, input_names: list) -> dict:
+    """The same sym_shapes with torch's size symbols renamed s0, s1, ... in the order the
+    inputs' dims first show them (input by input, dim by dim). torch.export numbers its
+    symbols arbitrarily ("s77", "s53"); canonical names make a program's solutions the
+    same text whatever the numbering, which a model learning from them cannot guess."""
+    order: dict = {}
+
+    def visit(dims):
+        for d in dims or ():
+            if isinstance(d, list):
+                visit(d)
+            elif d is not None:
+                for m in _SIZE_SYMBOL.finditer(d):
+                    order.setdefault(m.group(0), f"s{len(order)}")
+
+    for name in input_names:
+        visit(sym.get(name))
+    for dims in sym.values():
+        visit(dims)
+
+    def rename(dims):
+        if dims is None:
+            return None
+        return [rename(d) if isinstance(d, list) else
+                None if d is None else _SIZE_SYMBOL.sub(lambda m: order[m.group(0)], d)
+                for d in dims]
+
+    return {k: rename(v) for k, v in sym.items()}
+
+
 def _with_sym_shape(entry: dict, dims: list[str]) -> dict:
     """The entry with sym_shape right after its shape."""
     out = {}
@@ -717,6 +752,7 @@ def _annotate(doc: dict, model, inputs, static_ep) -> None:
     except Exception as e:
         doc["dynamic_error"] = f"dynamic export failed: {_first_line(e)}"
         return
+    sym = _canonical_symbols(sym, [e["name"] for e in doc["inputs"]])
     doc["inputs"] = [_with_sym_shape(e, sym[e["name"]]) if e["name"] in sym else e
                      for e in doc["inputs"]]
     for i, n in enumerate(doc["nodes"]):
