@@ -1,6 +1,9 @@
 """drtriton: PyTorch programs to Triton kernels (Python side: frontend, workers, training)."""
 
-__all__ = ["trace_file"]
+# The one place the version is written: CMakeLists.txt and pyproject.toml read this line.
+__version__ = "0.1.0"
+
+__all__ = ["trace_file", "__version__"]
 
 
 def trace_file(path):
