@@ -135,7 +135,8 @@ if [[ -f build/CMakeCache.txt ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$'
   rm -rf build/CMakeCache.txt build/CMakeFiles
 fi
 # `pip install .` (pyproject.toml) builds in build/ too, without the C++ tests: turn them on.
-if [[ -f build/build.ninja ]] && grep -q '^DRTRITON_BUILD_TESTS:BOOL=OFF$' build/CMakeCache.txt; then
+if [[ -f build/build.ninja ]] &&
+  grep -qiE '^DRTRITON_BUILD_TESTS:BOOL=(OFF|FALSE|NO|N|0)$' build/CMakeCache.txt; then
   step "configuring build/ again with the C++ tests (pip install turned them off)"
   cmake -S . -B build -DDRTRITON_BUILD_TESTS=ON
 fi
