@@ -130,10 +130,16 @@ def _program_file(program, scratch, name, shown):
     path = getattr(module, "__file__", None)
     if path and all(hasattr(module, f) for f in ("Model", "get_inputs", "get_init_inputs")):
         return path
+    why = ""
+    if hasattr(program, "forward") and hasattr(program, "parameters"):
+        why = ("; a module instance is not taken: its weights could not reach the solution, "
+               "whose ModelNew builds its own parameters from get_init_inputs()")
+    elif isinstance(program, type):
+        why = f"; class {program.__qualname__} is not the Model of a module imported from a file"
     raise TypeError(
-        f"drtriton takes a KernelBench-format program (class Model, get_inputs(), "
-        f"get_init_inputs() in one .py file): its path, its source text, the module imported "
-        f"from it or its class Model; got {type(program).__name__} {program!r:.80}")
+        "drtriton takes a KernelBench-format program (class Model, get_inputs(), "
+        "get_init_inputs() in one .py file): its path, its source text, the module imported "
+        f"from it or its class Model; got {type(program).__name__}{why}")
 
 
 def _option_flags(options):

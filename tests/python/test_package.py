@@ -41,7 +41,7 @@ def test_convert_without_verifying_returns_the_solution_text(tmp_path):
     assert out.read_text() == solution
 
 
-def test_convert_refuses_a_module_instance():
+def test_convert_refuses_what_is_not_a_program():
     with pytest.raises(TypeError, match="KernelBench-format"):
         drtriton.convert(object(), verify=False)
 
