@@ -24,7 +24,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev
 )
 # Modules that must be importable from .venv (checked without importing them: fast).
-PY_MODULES=(torch triton numpy pytest matplotlib transformers tokenizers peft tqdm)
+PY_MODULES=(torch triton numpy pytest matplotlib transformers tokenizers peft tqdm scikit_build_core)
 
 step_name="start"
 step() {
@@ -134,9 +134,15 @@ if [[ -f build/CMakeCache.txt ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$'
   echo "    build/ was configured with another generator: configuring it again with Ninja"
   rm -rf build/CMakeCache.txt build/CMakeFiles
 fi
+# `pip install .` (pyproject.toml) builds in build/ too, without the C++ tests: turn them on.
+if [[ -f build/build.ninja ]] &&
+  grep -qiE '^DRTRITON_BUILD_TESTS:BOOL=(OFF|FALSE|NO|N|0)$' build/CMakeCache.txt; then
+  step "configuring build/ again with the C++ tests (pip install turned them off)"
+  cmake -S . -B build -DDRTRITON_BUILD_TESTS=ON
+fi
 if [[ ! -f build/build.ninja ]]; then
   step "configuring build/ (CMake, Ninja, $BUILD_TYPE)"
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DDRTRITON_BUILD_TESTS=ON \
     -DDRTRITON_PYTHON="$VENV/bin/python"
 fi
 step "building (cmake --build build)"

@@ -129,7 +129,7 @@ std::vector<json> verify_requests(const std::vector<VerifyRequest>& requests,
 
 struct VerifyArgs {
   std::string task, candidate, device, cache, worker_command, sandbox = "auto";
-  bool strict = false, eval_mode = false, json = false;
+  bool strict = false, eval_mode = false, json = false, no_compile_timing = false;
   double timeout = 300;
 };
 
@@ -174,6 +174,7 @@ void run_verify(const VerifyArgs& a) {
   request.options.strict = a.strict;
   request.options.eval_mode = a.eval_mode;
   request.options.device = a.device;
+  if (a.no_compile_timing) request.options.compile = false;
   report(verify_sandboxed(request, a.cache, a.worker_command, a.timeout, a.sandbox), a.json, a.task,
          a.candidate);
 }
@@ -400,6 +401,9 @@ void add_eval_commands(CLI::App& app) {
       ->check(CLI::ExistingFile);
   verify->add_flag("--strict", v->strict, "No PyTorch compute op may run in ModelNew.forward");
   verify->add_flag("--eval-mode", v->eval_mode, "Judge the modules after .eval()");
+  verify->add_flag("--no-compile-timing", v->no_compile_timing,
+                   "Do not time torch.compile (its first call takes seconds, more on the CPU); "
+                   "the verdict then has no speedup_compile");
   verify->add_option("--device", v->device, "cpu or cuda (default: cuda if nvidia-smi lists a GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   verify->add_flag("--json", v->json, "Print the verdict as JSON");

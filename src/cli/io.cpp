@@ -87,6 +87,12 @@ std::string python_executable() {
 }
 
 std::string python_path() {
+  // The binary a wheel ships lies inside the package it belongs to (drtriton/_bin/drtriton),
+  // and its Python side is that package, wherever the source tree it was built from is now.
+  std::error_code ec;
+  fs::path package = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path();
+  if (!ec && package.filename() == "drtriton" && fs::exists(package / "__init__.py"))
+    return package.parent_path().string();
   return (fs::path(DRTRITON_SOURCE_DIR) / "python").string();
 }
 

@@ -36,7 +36,8 @@ std::string shell_quote(const std::string& s);
 // The Python that has PyTorch: $DRTRITON_PYTHON, else the one the build was configured
 // with (the project's virtual environment), else python3.
 std::string python_executable();
-// The folder python/ of this source tree (for PYTHONPATH).
+// The folder that holds the drtriton Python package (for PYTHONPATH): python/ of the source
+// tree, or for the binary an installed package ships (drtriton/_bin/), the folder it lies in.
 std::string python_path();
 // `python -m MODULE ARGS...` with the project's Python and python/ on PYTHONPATH, its output
 // passed through (its stdout to our stderr with `quiet_stdout`, so ours stays clean);

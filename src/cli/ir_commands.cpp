@@ -48,10 +48,10 @@ json trace_program(const std::string& path) {
   fs::path dir = fs::temp_directory_path() / ("drtriton-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path out = dir / "traced.json", err = dir / "stderr.txt";
-  std::string cmd =
-      "PYTHONPATH=" + shell_quote((fs::path(DRTRITON_SOURCE_DIR) / "python").string()) + " " +
-      shell_quote(python_executable()) + " -m drtriton.frontend --dynamic " + shell_quote(path) +
-      " -o " + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+  std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " +
+                    shell_quote(python_executable()) + " -m drtriton.frontend --dynamic " +
+                    shell_quote(path) + " -o " + shell_quote(out.string()) + " 2>" +
+                    shell_quote(err.string());
   int status = std::system(cmd.c_str());
   std::string message;
   if (fs::exists(err)) message = read_file(err.string());

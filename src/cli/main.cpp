@@ -12,6 +12,8 @@ using namespace drtriton;
 int main(int argc, char** argv) {
   CLI::App app{"drtriton: PyTorch programs to fast, verified Triton kernels"};
   app.require_subcommand(1);
+  // One version for the binary and the Python package: CMake reads python/drtriton/__init__.py.
+  app.set_version_flag("--version", "drtriton " DRTRITON_VERSION);
   cli::add_ir_commands(app);
   cli::add_synth_commands(app);
   cli::add_eval_commands(app);

@@ -170,6 +170,12 @@ const RealSizes& RealTable::sizes_for(const std::string& preset) const {
 }
 
 std::string default_real_table_path() {
+  // An installed binary (the Python package's drtriton/_bin/) has the table beside it; a
+  // build reads the one of its source tree, so an edit there needs no rebuild.
+  std::error_code ec;
+  std::filesystem::path beside =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "real_dist.json";
+  if (!ec && std::filesystem::exists(beside)) return beside.string();
   return (std::filesystem::path(DRTRITON_SOURCE_DIR) / "src" / "synth" / "real_dist.json").string();
 }
 

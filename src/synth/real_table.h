@@ -81,7 +81,8 @@ struct RealTable {
 // Throws std::out_of_range for an unknown kind.
 int real_block_cost(const std::string& kind);
 
-// The table shipped with drtriton (src/synth/real_dist.json).
+// The table shipped with drtriton: src/synth/real_dist.json, or the copy beside an installed
+// binary (the Python package's drtriton/_bin/real_dist.json).
 std::string default_real_table_path();
 // Throws std::invalid_argument "FILE: FIELD: what is wrong".
 RealTable load_real_table(const std::string& path);
