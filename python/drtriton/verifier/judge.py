@@ -509,7 +509,7 @@ class _Judgement:
             self.v["checks"]["noop_changed_output"][kernel.name] = changed
             if not changed:
                 raise Reject("faithful", f"kernel {kernel.name}: replacing it with a no-op leaves the output "
-                                         f"and the buffers unchanged (its work is not used)")
+                                         f"unchanged, and the buffers too (its work is not used)")
         self.check_tamper("faithful")
 
     def other_mode_launches(self):
