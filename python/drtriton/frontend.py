@@ -504,7 +504,8 @@ def _export(path, abspath, mod):
 
     literals = []
     try:
-        with torch.device("meta"), torch.no_grad(), _force_meta_mode(literals):
+        with torch.device("meta"), torch.no_grad(), _force_meta_mode(literals), \
+                _cumulative_batch_norm_traced(model):
             ep = torch.export.export(model, inputs)
     except Exception as e:
         raise FrontendError(f"{path}: export failed{_where(e, abspath, path)}: "
@@ -530,8 +531,29 @@ def _export_dynamic(model, inputs):
     for t in pytree.tree_leaves(inputs):
         if isinstance(t, torch.Tensor):
             shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
-    with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only():
+    with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only(), \
+            _cumulative_batch_norm_traced(model):
         return torch.export.export(model, inputs, dynamic_shapes=shapes)
+
+
+@contextlib.contextmanager
+def _cumulative_batch_norm_traced(model):
+    """Inside the block, a BatchNorm with momentum=None traces as if its momentum were 0.1.
+    Its factor is then 1/num_batches_tracked, which forward reads on the host (a float of a
+    buffer): on meta there is no value to read, and export fails. The graph is the same
+    but for that number; the module entry still says momentum None, which the importer
+    reads."""
+    import torch
+
+    cumulative = [m for m in model.modules()
+                  if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.momentum is None]
+    for m in cumulative:
+        m.momentum = 0.1
+    try:
+        yield
+    finally:
+        for m in cumulative:
+            m.momentum = None
 
 
 _RECURRENT_STATES = {"lstm": 2, "gru": 1, "rnn_tanh": 1, "rnn_relu": 1}

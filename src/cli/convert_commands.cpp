@@ -23,7 +23,7 @@ namespace {
 
 struct ConvertArgs {
   std::string program, out, device, cache, policy = "compiler";
-  bool verify = false, no_verify = false, json = false;
+  bool verify = false, no_verify = false, json = false, eval_mode = false;
   double timeout = 300;
   int samples = 8;
   double temperature = 0.8, top_p = 0.95;
@@ -146,6 +146,7 @@ void run_sampling_policy(const ConvertArgs& a) {
     requests[i].task = task;
     requests[i].candidate = sources[i];
     requests[i].options.device = verify_device(a, gpu);
+    requests[i].options.eval_mode = a.eval_mode;
   }
   std::vector<json> verdicts = verify_many(requests, a.cache, a.timeout);
   int best = -1;
@@ -196,6 +197,7 @@ void run_convert(const ConvertArgs& a) {
   request.task = read_file(a.program);
   request.candidate = solution.source;
   request.options.device = verify_device(a, gpu);
+  request.options.eval_mode = a.eval_mode;
   report_verdict(verify_once(request, a.cache, "", a.timeout), a.json, out);
 }
 
@@ -219,6 +221,9 @@ void add_convert_commands(CLI::App& app) {
       convert->add_flag("--verify", a->verify, "Verify even without a GPU (Triton's interpreter)");
   convert->add_flag("--no-verify", a->no_verify, "Only write the solution")->excludes(verify);
   convert->add_flag("--json", a->json, "Print the verdict as JSON");
+  // The program is traced in training mode either way: a solution follows self.training
+  // (BatchNorm's batch or running statistics), so only the judging changes.
+  convert->add_flag("--eval-mode", a->eval_mode, "Verify the modules after .eval()");
   convert->add_option("--cache", a->cache, "SQLite verdict cache (default: none)");
   convert->add_option("--timeout", a->timeout, "Seconds the verification may run (default 300)")
       ->check(CLI::PositiveNumber);

@@ -1,6 +1,7 @@
 // The lowering of codegen.h: values to buffers and expressions, expressions to kernels.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -227,6 +228,8 @@ class Lowering {
   std::string nll_term(Kernel& k, const Node& n, const Index& idx, bool count);
   void lower_reduction(const Node& n);
   void lower_normalization(const Node& n);
+  void lower_batch_norm(const Node& n, const ReducePlan& plan);
+  void indent_forward_since(size_t line);
   void lower_scan(const Node& n);
   void lower_attention(const Node& n);
   ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
@@ -902,7 +905,8 @@ Recipe recipe_of(const std::string& what) {
   if (what == "sum" || what == "mean" || what == "norm" || what == "rms") return {{"s"}};
   if (what == "max" || what == "min") return {{"m"}};
   if (what == "max_sumexp" || what == "logsumexp") return {{"m", "s"}};
-  if (what == "var" || what == "std" || what == "mean_rstd") return {{"n", "mean", "m2"}};
+  if (what == "var" || what == "std" || what == "mean_rstd" || what == "batch_norm")
+    return {{"n", "mean", "m2"}};
   if (what == "prod") return {{"p"}, false};
   if (what == "argmax" || what == "argmin") return {{"i"}, false};
   throw IrError("codegen: no statistics recipe " + what);
@@ -983,7 +987,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
         "acc2", "0.0", [&](const std::string& x) { return "tl.exp(" + x + " - " + safe + ")"; },
         "sum");
     part = {safe, reduce("acc2", "sum")};
-  } else if (what == "var" || what == "std" || what == "mean_rstd") {
+  } else if (recipe.partial.size() == 3) {  // counts, means and squared deviations
     std::string count =
         k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
     pass("acc", "0.0", identity, "sum");
@@ -1020,6 +1024,10 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     if (what == "logsumexp") return {kk.assign(p[0] + " + tl.log(" + p[1] + ")")};
     if (what == "mean_rstd") {
       return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")")};
+    }
+    if (what == "batch_norm") {  // also the unbiased variance, which the running_var takes
+      return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")"),
+              kk.assign(p[2] + " / (COLS - 1)")};
     }
     if (what == "var" || what == "std") {
       std::string corr = std::to_string(attr_int(n.attrs, "correction"));
@@ -1188,6 +1196,7 @@ void Lowering::lower_normalization(const Node& n) {
       std::vector<int> dims = {0};
       for (int d = 2; d < rank; ++d) dims.push_back(d);
       plan = plan_dims(in, dims);
+      if (attr_bool(n.attrs, "track_running_stats")) return lower_batch_norm(n, plan);
       break;
     }
     case Op::InstanceNorm2d:
@@ -1221,6 +1230,74 @@ void Lowering::lower_normalization(const Node& n) {
   }
   stats_[n.output] = stats_kernel(what, in, plan, n);
   plans_[n.output] = plan;
+}
+
+// A batch norm with running statistics follows `self.training`, as nn.BatchNorm does. In
+// training mode: the batch statistics, and a one-program kernel that folds them into the
+// module's running_mean and running_var (momentum, or 1/num_batches_tracked for
+// momentum=None: a cumulative average) and counts the batch. In eval mode: the running
+// statistics themselves, no statistics kernel and no update. Both branches fill the same
+// mean and 1/std variables, so the kernels that read the normalized value serve both modes.
+void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
+  const std::string rows_py = product(plan.kept);
+  std::string block = "triton.next_power_of_2(" + rows_py + ")";  // one block of channels
+  if (is_integer(rows_py)) {
+    int64_t b = 1;
+    while (b < std::stoll(rows_py)) b *= 2;
+    block = std::to_string(b);
+  }
+  auto kernel_name = [&](const std::string& what) {
+    return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
+  };
+  const std::string eps = float_literal(attr_float(n.attrs, "eps"));
+  const double momentum = attr_float(n.attrs, "momentum");  // NaN: momentum=None
+  const std::string running_mean = param_var(n, "running_mean");
+  const std::string running_var = param_var(n, "running_var");
+
+  forward_.push_back("if self.training:");
+  size_t train_from = forward_.size();
+  std::vector<std::string> st = stats_kernel("batch_norm", n.inputs[0], plan, n);
+  Kernel u(kernel_name("running"));
+  u.line("rows = tl.arange(0, BLOCK)");
+  u.line("mask = rows < ROWS");
+  std::string tracked = u.pointer(param_var(n, "num_batches_tracked"));
+  u.line("tracked = tl.load(" + tracked + ") + 1");
+  u.line("tl.store(" + tracked + ", tracked)");
+  u.line(std::isnan(momentum) ? "momentum = 1.0 / tracked.to(tl.float32)"
+                              : "momentum = " + float_literal(momentum));
+  const std::pair<std::string, std::string> updates[] = {{running_mean, st[0]},
+                                                         {running_var, st[2]}};
+  for (const auto& [running, batch] : updates) {
+    std::string ptr = u.pointer(running) + " + rows";
+    std::string old = u.assign("tl.load(" + ptr + ", mask=mask)");
+    std::string now = u.assign("tl.load(" + u.pointer(batch) + " + rows, mask=mask)");
+    u.line("tl.store(" + ptr + ", (1.0 - momentum) * " + old + " + momentum * " + now +
+           ", mask=mask)");
+  }
+  finish_kernel(u, {"ROWS"}, {"BLOCK"}, "(1,)", {rows_py}, {block});
+  indent_forward_since(train_from);
+
+  forward_.push_back("else:");
+  size_t eval_from = forward_.size();
+  forward_.push_back(st[0] + " = " + running_mean);
+  Kernel e(kernel_name("eval"));
+  e.line("rows = tl.arange(0, BLOCK)");
+  e.line("mask = rows < ROWS");
+  std::string var =
+      e.assign("tl.load(" + e.pointer(running_var) + " + rows, mask=mask, other=1.0)");
+  e.line("tl.store(" + e.pointer(st[1]) + " + rows, 1.0 / tl.sqrt_rn(" + var + " + " + eps +
+         "), mask=mask)");
+  forward_.push_back(st[1] + " = torch.empty(" + tuple({rows_py}) +
+                     ", device=device, dtype=torch.float32)");
+  finish_kernel(e, {"ROWS"}, {"BLOCK"}, "(1,)", {rows_py}, {block});
+  indent_forward_since(eval_from);
+  stats_[n.output] = {st[0], st[1]};
+  plans_[n.output] = plan;
+}
+
+// The forward's lines from `line` on go inside the block the line before opens.
+void Lowering::indent_forward_since(size_t line) {
+  for (size_t i = line; i < forward_.size(); ++i) forward_[i] = "    " + forward_[i];
 }
 
 // A scan along one dim, in row tiles: each column block is scanned and carried on by its

@@ -106,7 +106,7 @@ std::optional<std::string> coerce_attr(const AttrSpec& spec, AttrValue* value) {
       break;
     case AttrType::Float: {
       double v = std::get<double>(*value);
-      if (std::isnan(v) || out_of_range(v))
+      if ((std::isnan(v) && !spec.none_is_nan) || out_of_range(v))
         return "attribute '" + spec.name + "' = " + attr_to_string(*value) + " is outside " +
                range_text();
       break;

@@ -32,6 +32,8 @@ struct AttrSpec {
   bool is_size = false;
   // Ints whose default is another attribute's value (a pool's stride is its kernel_size).
   std::string default_from;
+  // A Float that PyTorch also takes as None: NaN stands for None (in range, printed None).
+  bool none_is_nan = false;
 };
 
 AttrType attr_type_of(const AttrValue& value);

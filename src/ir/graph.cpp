@@ -149,10 +149,12 @@ void Graph::check_module_name(const Node& node) const {
     }
   }
   // `result` picks one value of a layer with several (an RNN's output or final states): it
-  // is not a property of the layer.
-  auto layer_attrs = [](Attrs attrs) {
-    attrs.erase("result");
-    return attrs;
+  // is not a property of the layer. Compared as text, where NaN (a None) equals itself.
+  auto layer_attrs = [](const Attrs& attrs) {
+    std::map<std::string, std::string> text;
+    for (const auto& [name, value] : attrs)
+      if (name != "result") text[name] = attr_to_string(value);
+    return text;
   };
   for (const Node& other : nodes_) {
     if (other.module != node.module) continue;

@@ -7,7 +7,8 @@
 //   or the single output of a node. SSA: each value is defined once.
 // - Operators are PyTorch's, with PyTorch's semantics, broadcasting and dtype promotion,
 //   in the module's default training mode: BatchNorm normalizes with batch statistics and
-//   updates its running stats; Dropout appears only with p = 0 (checkable programs).
+//   updates its running stats (generated code also follows .eval(), from the same graph);
+//   Dropout appears only with p = 0 (checkable programs).
 // - Module ops (Linear, Conv, norms) own their parameters, named "<module>.weight" etc.,
 //   exactly as nn.Module's state_dict names them. Two nodes naming one module share its
 //   parameters, so they must be the same operator with the same attributes.

@@ -96,10 +96,13 @@ std::vector<AttrSpec> reduce_one_attrs() {
   return {int_attr("dim", std::nullopt), bool_attr("keepdim", false)};
 }
 
+// momentum NaN stands for momentum=None, a cumulative average of the batch statistics
+// (factor 1/num_batches_tracked): a NaN momentum has no meaning of its own.
 std::vector<AttrSpec> batch_norm_attrs(bool instance) {
-  return {size_attr("num_features"), float_attr("eps", 1e-5, 0, 1),
-          float_attr("momentum", 0.1, 0, 1), bool_attr("affine", !instance),
-          bool_attr("track_running_stats", !instance)};
+  AttrSpec momentum = float_attr("momentum", 0.1, 0, 1);
+  momentum.none_is_nan = true;
+  return {size_attr("num_features"), float_attr("eps", 1e-5, 0, 1), momentum,
+          bool_attr("affine", !instance), bool_attr("track_running_stats", !instance)};
 }
 
 std::vector<AttrSpec> pool_attrs(int n, bool max_pool) {

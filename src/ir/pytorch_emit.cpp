@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -81,6 +82,7 @@ std::string python_tuple(const std::vector<int64_t>& v) {
 // entries agree is one int, as people write it (PyTorch expands it); others are tuples.
 // Lists of any length (dims, shapes) stay lists.
 std::string attr_literal(const AttrSpec& spec, const AttrValue& value) {
+  if (spec.none_is_nan && std::isnan(std::get<double>(value))) return "None";
   if (spec.type == AttrType::Ints && spec.length > 0) {
     const auto& v = std::get<std::vector<int64_t>>(value);
     if (!v.empty() && std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == v[0]; }))

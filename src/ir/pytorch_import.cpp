@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -130,6 +131,10 @@ Attrs module_attrs(const OpSchema& schema, const json& module) {
     }
     if (spec.name == "eps" && v.is_null() && schema.op == Op::RmsNorm) {
       v = 1.1920928955078125e-07;  // nn.RMSNorm(eps=None) uses torch.finfo(float32).eps
+    }
+    if (spec.none_is_nan && v.is_null()) {  // BatchNorm's momentum=None
+      out[spec.name] = std::numeric_limits<double>::quiet_NaN();
+      continue;
     }
     if (v.is_null()) throw Unsupported("module attribute '" + spec.name + "' is None");
     out[spec.name] = to_attr(v, spec.name);

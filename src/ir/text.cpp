@@ -148,6 +148,7 @@ class LineParser {
     if (tok == "false") return false;
     if (tok == "inf" || tok == "+inf") return std::numeric_limits<double>::infinity();
     if (tok == "-inf") return -std::numeric_limits<double>::infinity();
+    if (tok == "nan") return std::numeric_limits<double>::quiet_NaN();  // a None (attr.h)
     if (tok.empty()) fail("expected an attribute value");
     const char* b = tok.data() + (tok[0] == '+');
     const char* e = tok.data() + tok.size();

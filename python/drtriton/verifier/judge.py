@@ -4,10 +4,12 @@
     load      task and candidate executed as fresh modules; Model and ModelNew built
               with the task's get_init_inputs and one state_dict (strict=True)
     compile   the candidate's first forward (Triton compiles its kernels on first launch)
-    faithful  at least one kernel launched; every jit function launched or called by a
-              launched kernel; no refused torch op; removing any one launched kernel
-              (launch skipped, on a fresh ModelNew) changes the output
-    correct   the input sets of inputs.DISTRIBUTIONS, then sizes varied down and up
+    faithful  at least one kernel launched; every jit function launched (in this mode or,
+              on a fresh ModelNew, the other one) or called by a launched kernel; no refused
+              torch op; removing any one launched kernel (launch skipped, on a fresh
+              ModelNew) changes the output or the module's buffers
+    correct   the input sets of inputs.DISTRIBUTIONS, then sizes varied down and up; the
+              output, and the buffers after the forward, against the reference's
     timed     eager, torch.compile, candidate; fresh input values before every timed run,
               and the outputs of randomly chosen timed runs checked like the others
 
@@ -466,6 +468,7 @@ class _Judgement:
                          detail=_exception_detail(f.error))
         self.first = f
         self.first_out = _clone(f.out)
+        self.first_buffers = _buffers(self.cand_model)
         self.v["checks"]["launches"] = self.launches_by_name(f.counts)
 
     def faithful(self):
@@ -475,10 +478,15 @@ class _Judgement:
         if not launched:
             raise Reject("faithful", "no Triton kernel was launched in forward")
         never = [k.name for k in self.kernels if k.host_launched and k not in launched]
+        other_mode = []  # kernels only the other mode runs (BatchNorm's running statistics)
+        if never:
+            other = yield from self.other_mode_launches()
+            other_mode = [name for name in never if other.get(self.keys[name], 0) > 0]
+            never = [name for name in never if name not in other_mode]
         if never:
             raise Reject("faithful", f"kernel {never[0]} is defined but never launched in forward"
                          + (f" (also {', '.join(never[1:])})" if never[1:] else ""))
-        unused = unused_kernels(self.kernels, [k.name for k in launched])
+        unused = unused_kernels(self.kernels, [k.name for k in launched] + other_mode)
         if unused:
             raise Reject("faithful", f"jit function {unused[0]} is neither launched nor called by a "
                                      f"launched kernel (a kernel counts only if it runs)")
@@ -495,13 +503,23 @@ class _Judgement:
                     raise Reject("faithful", f"forward with kernel {kernel.name} skipped broke the GPU: "
                                  + describe(f.error, self.cand_path))
                 changed = True  # the forward cannot even finish without this kernel
-            else:
-                changed = not compare.outputs_equal(f.out, self.first_out)
+            else:  # the output, or the module's buffers (a running-statistics update)
+                changed = not (compare.outputs_equal(f.out, self.first_out)
+                               and compare.outputs_equal(_buffers(fresh), self.first_buffers))
             self.v["checks"]["noop_changed_output"][kernel.name] = changed
             if not changed:
                 raise Reject("faithful", f"kernel {kernel.name}: replacing it with a no-op leaves the output "
-                                         f"unchanged (its work is not used)")
+                                         f"unchanged, and the buffers too (its work is not used)")
         self.check_tamper("faithful")
+
+    def other_mode_launches(self):
+        """Launches by kernel key of one forward of a fresh ModelNew in the mode not judged
+        (a generator step of `faithful`): a solution that follows self.training has kernels
+        that only the other mode runs. Nothing else of that forward counts."""
+        fresh = self.build_candidate()
+        fresh.train(self.eval)
+        f = yield Call(fresh, self.fill_buffers(self.sets[1]))
+        return f.counts if f.error is None else {}
 
     def run_set(self, index, label, values):
         """One checked forward on one input set (a generator step of `correct`)."""
@@ -589,21 +607,30 @@ class _Judgement:
                              + (f" (output {i})" if len(rows) > 1 else ""))
 
     def compare_buffers(self, where):
-        """Floating buffers (BatchNorm's running statistics) after the same forward. Reported,
-        not yet a reason to reject: the built-in compiler does not update them yet."""
+        """The module's buffers after the same forward from the same state: a drop-in
+        replacement updates them as the reference does (BatchNorm's running statistics in
+        training mode) and leaves them alone where it does not (eval mode). Floating buffers
+        are judged like outputs, against the float64 reference's; others (a batch count)
+        must be equal."""
         ref = dict(self.model.named_buffers())
         truth = dict(self.model64.named_buffers())
         for name, buf in self.cand_model.named_buffers():
-            if not buf.is_floating_point() or name not in ref or ref[name].shape != buf.shape:
-                continue
+            if name not in ref or ref[name].shape != buf.shape:
+                continue  # not the reference's (the state_dict check covers persistent ones)
             try:
-                rows = compare.check_output(buf, ref[name], truth[name])
-                ok = all(err_c <= bound for err_c, _, bound in rows)
+                if buf.is_floating_point():
+                    rows = compare.check_output(buf, ref[name], truth[name])
+                    ok = all(err_c <= bound for err_c, _, bound in rows)
+                else:
+                    ok = buf.dtype == ref[name].dtype and torch.equal(buf, ref[name])
             except compare.Mismatch:
                 ok = False
-            if not ok and name not in self.v["checks"]["buffers_differ"]:
+            if not ok:
                 self.v["checks"]["buffers_differ"].append(name)
                 self.flag("buffers_differ")
+                raise Reject("correct", f"buffer {name} differs from the reference's after the "
+                                        f"forward {where} (running statistics not updated as "
+                                        f"the reference updates them?)")
 
     def correct(self):
         self.ctx.progress("correct")
@@ -779,6 +806,11 @@ def _with_deadline(seconds, fn):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _buffers(model):
+    """Copies of a module's buffers, in named_buffers order."""
+    return [b.detach().clone() for _, b in model.named_buffers()]
 
 
 def unused_kernels(kernels, launched):

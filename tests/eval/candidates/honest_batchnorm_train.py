@@ -6,7 +6,8 @@ import triton.language as tl
 
 
 @triton.jit
-def batchnorm_train_kernel(x_ptr, w_ptr, b_ptr, out_ptr, B, C, eps, BLOCK_B: tl.constexpr):
+def batchnorm_train_kernel(x_ptr, w_ptr, b_ptr, out_ptr, running_mean_ptr, running_var_ptr,
+                           tracked_ptr, B, C, eps, momentum, BLOCK_B: tl.constexpr):
     c = tl.program_id(0)
     rows = tl.arange(0, BLOCK_B)
     mask = rows < B
@@ -16,10 +17,16 @@ def batchnorm_train_kernel(x_ptr, w_ptr, b_ptr, out_ptr, B, C, eps, BLOCK_B: tl.
     var = tl.sum(d * d, axis=0) / B
     y = d / tl.sqrt(var + eps) * tl.load(w_ptr + c) + tl.load(b_ptr + c)
     tl.store(out_ptr + rows * C + c, y, mask=mask)
+    # The running statistics, as nn.BatchNorm1d updates them: the unbiased variance.
+    tl.store(running_mean_ptr + c, (1 - momentum) * tl.load(running_mean_ptr + c) + momentum * mean)
+    tl.store(running_var_ptr + c,
+             (1 - momentum) * tl.load(running_var_ptr + c) + momentum * var * B / (B - 1))
+    if c == 0:
+        tl.store(tracked_ptr, tl.load(tracked_ptr) + 1)
 
 
 class ModelNew(nn.Module):
-    """Training-mode BatchNorm1d: batch statistics (running statistics are not updated)."""
+    """Training-mode BatchNorm1d: batch statistics, and the running statistics updated."""
 
     def __init__(self, num_features):
         super().__init__()
@@ -29,6 +36,8 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         B, C = x.shape
         out = torch.empty_like(x)
-        batchnorm_train_kernel[(C,)](x, self.bn.weight, self.bn.bias, out, B, C, self.bn.eps,
+        bn = self.bn
+        batchnorm_train_kernel[(C,)](x, bn.weight, bn.bias, out, bn.running_mean, bn.running_var,
+                                     bn.num_batches_tracked, B, C, bn.eps, bn.momentum,
                                      BLOCK_B=triton.next_power_of_2(B))
         return out

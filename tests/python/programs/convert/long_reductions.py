@@ -1,9 +1,10 @@
 """Reductions over long rows with few of them, which the compiler splits into chunks and a
-combining kernel: batch norm statistics, softmax, logsumexp, variance, max, norm, mean.
+combining kernel: batch norm statistics, softmax, logsumexp, variance, max, norm, mean (and
+batch norm's two kernels of its running statistics: the update, and 1/std in eval mode).
 # CHECK: def k0_batch_norm2d_partial(
 # CHECK: def k0_batch_norm2d_stats(
 # CHECK: SPLIT, CHUNK = _split(
-# CHECK-COUNT-15: def k
+# CHECK-COUNT-17: def k
 """
 import torch
 import torch.nn as nn
