@@ -168,6 +168,7 @@ def test_every_operator_has_a_case(drtriton):
     ops = [op["name"] for op in json.loads(drtriton("ops", "--json"))]
     cases = [c.stem for c in CASES]
     missing = sorted(set(ops) - set(cases))
-    unknown = sorted(set(cases) - set(ops))
+    # A second case of an operator is named after it: batch_norm1d_cumulative.
+    unknown = sorted(c for c in cases if c not in ops and not any(c.startswith(op + "_") for op in ops))
     assert not missing, f"operators without a case in {CASE_DIR}: {missing}"
     assert not unknown, f"cases that name no operator: {unknown}"
