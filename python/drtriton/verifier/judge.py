@@ -468,7 +468,7 @@ class _Judgement:
                          detail=_exception_detail(f.error))
         self.first = f
         self.first_out = _clone(f.out)
-        self.first_buffers = _buffers(self.cand_model)
+        self.first_buffers = _buffers(self.cand_model, self.model)
         self.v["checks"]["launches"] = self.launches_by_name(f.counts)
 
     def faithful(self):
@@ -505,7 +505,7 @@ class _Judgement:
                 changed = True  # the forward cannot even finish without this kernel
             else:  # the output, or the module's buffers (a running-statistics update)
                 changed = not (compare.outputs_equal(f.out, self.first_out)
-                               and compare.outputs_equal(_buffers(fresh), self.first_buffers))
+                               and compare.outputs_equal(_buffers(fresh, self.model), self.first_buffers))
             self.v["checks"]["noop_changed_output"][kernel.name] = changed
             if not changed:
                 raise Reject("faithful", f"kernel {kernel.name}: replacing it with a no-op leaves the output "
@@ -808,9 +808,12 @@ def _with_deadline(seconds, fn):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _buffers(model):
-    """Copies of a module's buffers, in named_buffers order."""
-    return [b.detach().clone() for _, b in model.named_buffers()]
+def _buffers(model, reference):
+    """Copies of the module's buffers that the reference also has, in named_buffers order.
+    Only those count as work in the no-op test: a kernel that updates a buffer of the
+    candidate's own changes nothing the task asks for."""
+    names = {name for name, _ in reference.named_buffers()}
+    return [b.detach().clone() for name, b in model.named_buffers() if name in names]
 
 
 def unused_kernels(kernels, launched):
