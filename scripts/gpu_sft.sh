@@ -18,6 +18,8 @@
 #          PAIRS_MINUTES=8 TRAIN_MINUTES=0 bash scripts/gpu_sft.sh        (pairs only)
 #          PAIRS=.data/pairs.jsonl.gz TRAIN_MINUTES=5 bash scripts/gpu_sft.sh   (carry .deps, .data)
 #          PAIRS=... PAIRS_MINUTES_MORE=3 PAIRS_SEED=3 ...   (add chunks from seed 3 on)
+#          PAIRS_VARIANTS=1 ...   (one solution per program: more programs per minute)
+#          GPUS=2 PAIRS=... bash scripts/gpu_sft.sh   (kind nvidia-h200-x2: DDP over both)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
@@ -50,7 +52,7 @@ if [ "$PAIRS_MINUTES" != 0 ]; then
   while [ $(( $(date +%s) - start + chunk_s )) -lt $((PAIRS_MINUTES * 60)) ]; do
     t0=$(date +%s)
     size=${sizes[$(( (seed - ${PAIRS_SEED:-1}) % ${#sizes[@]} ))]}
-    build/drtriton pairs --count "$PAIRS_CHUNK" --difficulty 1:3 --variants 2 --device cuda \
+    build/drtriton pairs --count "$PAIRS_CHUNK" --difficulty 1:3 --variants "${PAIRS_VARIANTS:-2}" --device cuda \
       --size "$size" \
       --workers 12 --timeout 60 --seed "$seed" --out "$WORK/chunk.jsonl" > "$OUT/pairs_$seed.log" 2>&1 \
       && sed "s/\"id\":\"p/\"id\":\"s${seed}_p/" "$WORK/chunk.jsonl" >> "$WORK/pairs.jsonl"
@@ -65,8 +67,28 @@ fi
 echo "pairs: $(wc -l < "$WORK/pairs.jsonl")"
 [ "$TRAIN_MINUTES" != 0 ] || exit 0  # pairs only: carry pairs.jsonl.gz to the next call
 
-echo "== sft: small model from scratch, $TRAIN_MINUTES min"
-python3 -m drtriton.learn.sft --model small --data "$WORK/pairs.jsonl" --out "$WORK/ckpt" \
+# DDP_STEPS=N: first a short data-parallel run of two processes under torchrun, on this
+# machine's GPUs (two processes share one GPU over gloo where there is one), to show that
+# the trainer runs under DDP; its model is not kept.
+if [ "${DDP_STEPS:-0}" -gt 0 ]; then
+  echo "== sft under torchrun: 2 processes, $DDP_STEPS steps"
+  torchrun --standalone --nproc_per_node 2 -m drtriton.learn.sft --model small \
+    --data "$WORK/pairs.jsonl" --out "$WORK/ddp" --max_len 4096 --batch_size 8 \
+    --max_steps "$DDP_STEPS" --eval_every "$DDP_STEPS" --save_every "$DDP_STEPS" \
+    > "$OUT/sft_ddp.log" 2>&1
+  echo "torchrun exit $?"; grep -E "^sft:" "$OUT/sft_ddp.log"
+  tail -3 "$WORK/ddp/metrics.jsonl"
+fi
+# GPUS=2 (on a two-GPU machine): the training itself data-parallel under torchrun (DDP),
+# batch_size examples per process.
+GPUS=${GPUS:-1}
+echo "== sft: small model from scratch, $TRAIN_MINUTES min, $GPUS GPU(s)"
+if [ "$GPUS" -gt 1 ]; then
+  launch=(torchrun --standalone --nproc_per_node "$GPUS" -m drtriton.learn.sft)
+else
+  launch=(python3 -m drtriton.learn.sft)
+fi
+"${launch[@]}" --model small --data "$WORK/pairs.jsonl" --out "$WORK/ckpt" \
   --max_len 4096 --batch_size 16 --max_steps 100000 --max_minutes "$TRAIN_MINUTES" \
   --warmup_steps 100 --eval_every 100 --save_every 100000 --dropout "${DROPOUT:-0.1}" \
   > "$OUT/sft.log" 2>&1

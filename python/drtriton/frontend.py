@@ -51,20 +51,23 @@ torch.dtype its name ("float16"); devices, layouts, memory formats str(); a
 data-dependent size {"sym": "u0"}; dtype/shape fields use f32 f16 bf16 f64 i64 i32 bool.
 
 Symbolic shapes (--dynamic). Everything above comes from the static export and does not
-change. A second export marks every dim of every tensor input dynamic (Dim.AUTO); where
-it lines up with the static one (same tensor-valued nodes in the same order, same targets
-and arguments, after dropping its size computations and the slices that keep their whole
-input), each entry with a dtype+shape for a user input or a node (for tuple-valued nodes,
-each tensor entry of outputs) also gets
-  sym_shape       [str, ...]  one Python expression per dim over the input sizes: "3",
-                  "s0", "(s1//2)", "8*((s2//2))*((s1//2))", "s3 - (Mod(s3, 4))"; the
-                  size symbols are renamed s0, s1, ... in the order the inputs' dims first
-                  show them (torch numbers them arbitrarily)
+change. A second export marks every dim of every tensor input, parameter and buffer
+dynamic (Dim.AUTO; the state is passed in as inputs, _StateAsInputs); where it lines up
+with the static one (same tensor-valued nodes in the same order, same targets and
+arguments, after dropping its size computations and the slices that keep their whole
+input), each entry with a dtype+shape for a user input, a parameter or buffer, or a node
+(for tuple-valued nodes, each tensor entry of outputs) also gets
+  sym_shape       [str, ...]  one Python expression per dim over the input and state
+                  sizes: "3", "s0", "(s1//2)", "8*((s2//2))*((s1//2))", "s3 - (Mod(s3, 4))";
+                  the size symbols are renamed s0, s1, ... in the order the inputs' dims,
+                  then the parameters' and buffers', first show them (torch numbers them
+                  arbitrarily)
 Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
 their decompositions loop over the time steps and would fix the sequence length.
-Parameters keep their static shapes. An input dim is a bare symbol, or an int where the
-program forces the size (a Linear's in_features, a batch of 1, a hard-coded view); one
-symbol may stand for dims of several inputs (a residual add). Each string is str() of a
+An input's or parameter's dim is a bare symbol, or an int where the program forces the
+size (a batch of 1, a hard-coded view, a size forward computes with); one symbol may stand
+for dims of several tensors (a residual add; a Linear's in_features and its input's last
+dim). Each string is str() of a
 torch SymInt: sympy's printer with torch's functions, so FloorDiv prints as "(a//b)" and
 the others as calls. Code that evaluates them must define, with integer arguments:
   Mod(a, b), PythonMod(a, b)            a % b (Mod's arguments are non-negative)
@@ -519,21 +522,45 @@ class _SymMismatch(Exception):
     """The dynamic export does not line up with the static one."""
 
 
+class _StateAsInputs:
+    """``model`` called as ``forward(state, *inputs)``, with its parameters and buffers
+    passed in (torch.func.functional_call): export can mark an input's dims dynamic, not a
+    parameter's, and sizes read from the state (a Linear's out_features, a convolution's
+    channels) must be symbols too, so that a solution reads them from its own weights."""
+
+    def __new__(cls, model):
+        import torch
+
+        class Wrapper(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._model = [model]  # a list: not a submodule, so its state is not lifted
+
+            def forward(self, state, *inputs):
+                return torch.func.functional_call(self._model[0], state, inputs)
+
+        return Wrapper()
+
+
 def _export_dynamic(model, inputs):
-    """The same export with every dim of every tensor input dynamic (``Dim.AUTO``): dims
-    the program forces (a Linear's in_features, a batch of 1) come back as ints, the rest
-    as SymInts over the input sizes."""
+    """The same export with every dim of every tensor input and every parameter and buffer
+    dynamic (``Dim.AUTO``): dims the program forces (a batch of 1, a hard-coded view) come
+    back as ints, the rest as SymInts over the input and state sizes. Returns the exported
+    program and the state keys, in the order of its first user inputs."""
     import torch
     import torch.utils._pytree as pytree
     from torch.export import Dim, ShapesCollection
 
+    state = dict(model.named_parameters())
+    state.update(model.named_buffers())
     shapes = ShapesCollection()
-    for t in pytree.tree_leaves(inputs):
+    for t in list(state.values()) + pytree.tree_leaves(inputs):
         if isinstance(t, torch.Tensor):
             shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
     with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only(), \
             _cumulative_batch_norm_traced(model):
-        return torch.export.export(model, inputs, dynamic_shapes=shapes)
+        ep = torch.export.export(_StateAsInputs(model), (state, *inputs), dynamic_shapes=shapes)
+    return ep, list(state)
 
 
 @contextlib.contextmanager
@@ -661,9 +688,10 @@ def _is_noop_slice(d) -> bool:
     return [str(x) for x in d.meta["val"].shape] == [str(x) for x in src.meta["val"].shape]
 
 
-def _sym_shapes(static_ep, dynamic_ep) -> dict:
-    """{name: sym_shape} for the static graph's tensor user inputs and tensor-valued nodes
-    (for a tuple-valued node, a list with one sym_shape or None per element).
+def _sym_shapes(static_ep, dynamic_ep, state_keys) -> dict:
+    """{name: sym_shape} for the static graph's tensor placeholders (user inputs,
+    parameters, buffers, constants) and tensor-valued nodes (for a tuple-valued node, a
+    list with one sym_shape or None per element).
 
     The dynamic graph has extra nodes that compute sizes (aten.sym_size.int, operator.mul
     on SymInts) and the slices that keep their whole input; without them, the two graphs
@@ -686,17 +714,39 @@ def _sym_shapes(static_ep, dynamic_ep) -> dict:
             raise _SymMismatch(f"{s.name}: the outputs differ")
         return [_sym_dims(a, b) if isinstance(a, torch.Tensor) else None for a, b in zip(sv, dv)]
 
-    user = {getattr(spec.arg, "name", None) for spec in static_ep.graph_signature.input_specs
-            if spec.kind == InputKind.USER_INPUT}
+    # The placeholders pair up by what they hold: the static program's parameters and
+    # buffers are the dynamic one's first user inputs (state_keys), then come the user
+    # inputs of both, in order; lifted constants pair in order.
+    def by_kind(ep):
+        found = {}
+        for spec in ep.graph_signature.input_specs:
+            found.setdefault(spec.kind, []).append((spec.target, getattr(spec.arg, "name", None)))
+        return found
+
+    s_spec, d_spec = by_kind(static_ep), by_kind(dynamic_ep)
+    d_user = d_spec.get(InputKind.USER_INPUT, [])
+    d_state = dict(zip(state_keys, (name for _, name in d_user)))
+    pairs = [(name, d_state.get(target))
+             for kind in (InputKind.PARAMETER, InputKind.BUFFER)
+             for target, name in s_spec.get(kind, [])]
+    pairs += list(zip((name for _, name in s_spec.get(InputKind.USER_INPUT, [])),
+                      (name for _, name in d_user[len(state_keys):])))
+    s_const = s_spec.get(InputKind.CONSTANT_TENSOR, [])
+    d_const = d_spec.get(InputKind.CONSTANT_TENSOR, [])
+    if len(s_const) != len(d_const):
+        raise _SymMismatch(f"{len(s_const)} constants statically, {len(d_const)} dynamically")
+    pairs += list(zip((name for _, name in s_const), (name for _, name in d_const)))
+    s_in = {n.name: n for n in placeholders(static_ep)}
+    d_in = {n.name: n for n in placeholders(dynamic_ep)}
+    if len(s_in) != len(d_in) or len(pairs) != len(s_in) or any(d is None for _, d in pairs):
+        raise _SymMismatch(f"{len(s_in)} placeholders statically, {len(d_in)} dynamically")
     static_of = {}  # dynamic node name -> the static node it pairs with
     sym = {}
-    s_in, d_in = placeholders(static_ep), placeholders(dynamic_ep)
-    if len(s_in) != len(d_in):
-        raise _SymMismatch(f"{len(s_in)} placeholders statically, {len(d_in)} dynamically")
-    for s, d in zip(s_in, d_in):
-        static_of[d.name] = s.name
-        if s.name in user and isinstance(s.meta.get("val"), torch.Tensor):
-            sym[s.name] = shapes(s, d)
+    for s_name, d_name in pairs:
+        static_of[d_name] = s_name
+        s, d = s_in[s_name], d_in[d_name]
+        if isinstance(s.meta.get("val"), torch.Tensor):
+            sym[s_name] = shapes(s, d)
 
     s_calls, d_calls = calls(static_ep), calls(dynamic_ep)
     i = 0
@@ -723,7 +773,8 @@ _SIZE_SYMBOL = re.compile(r"\bs(\d+)\b")
 
 def _canonical_symbols(sym: dict, input_names: list) -> dict:
     """The same sym_shapes with torch's size symbols renamed s0, s1, ... in the order the
-    inputs' dims first show them (input by input, dim by dim). torch.export numbers its
+    dims of ``input_names`` first show them (the user inputs, then the parameters and
+    buffers; name by name, dim by dim). torch.export numbers its
     symbols arbitrarily ("s77", "s53"); canonical names make a program's solutions the
     same text whatever the numbering, which a model learning from them cannot guess."""
     order: dict = {}
@@ -766,17 +817,20 @@ def _annotate(doc: dict, model, inputs, static_ep) -> None:
     leave them all out and say why in ``dynamic_error``. The static fields are built
     before the second export runs, so nothing it does to the model can change them."""
     try:
-        dynamic_ep = _export_dynamic(model, inputs)
-        sym = _sym_shapes(static_ep, dynamic_ep)
+        dynamic_ep, state_keys = _export_dynamic(model, inputs)
+        sym = _sym_shapes(static_ep, dynamic_ep, state_keys)
     except _SymMismatch as e:
         doc["dynamic_error"] = f"dynamic export does not line up with the static one: {e}"
         return
     except Exception as e:
         doc["dynamic_error"] = f"dynamic export failed: {_first_line(e)}"
         return
-    sym = _canonical_symbols(sym, [e["name"] for e in doc["inputs"]])
+    sym = _canonical_symbols(sym, [e["name"] for e in doc["inputs"]] +
+                             [p["placeholder"] for p in doc["params"]])
     doc["inputs"] = [_with_sym_shape(e, sym[e["name"]]) if e["name"] in sym else e
                      for e in doc["inputs"]]
+    doc["params"] = [_with_sym_shape(p, sym[p["placeholder"]]) if p["placeholder"] in sym else p
+                     for p in doc["params"]]
     for i, n in enumerate(doc["nodes"]):
         dims = sym.get(n["name"])
         if dims is None:

@@ -47,6 +47,10 @@ std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
       throw CliError(where + ": parameter " + e.key + " has an unknown dtype");
     }
     for (const json& d : p.value("shape", json::array())) e.type.shape.push_back(d.get<int64_t>());
+    for (const json& d : p.value("sym_shape", json::array())) {
+      if (!d.is_string()) throw CliError(where + ": parameter " + e.key + " has a bad sym_shape");
+      e.sym_shape.push_back(d.get<std::string>());
+    }
     e.is_buffer = kind == "buffer";
     e.persistent = p.value("persistent", true);
     state.push_back(e);
@@ -153,8 +157,8 @@ void run_sampling_policy(const ConvertArgs& a) {
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].value("passed", false)) {
       std::cerr << "  sample " << i + 1 << ": rejected at "
-                << verdicts[i].value("failed_stage", "?") << ": " << verdicts[i].value("reason", "")
-                << "\n";
+                << verdict_text(verdicts[i], "failed_stage", "?") << ": "
+                << verdict_text(verdicts[i], "reason", "") << "\n";
     } else if (best < 0 || candidate_ms(verdicts[i]) < candidate_ms(verdicts[best])) {
       best = static_cast<int>(i);
     }

@@ -195,7 +195,10 @@ std::vector<Candidate> compile_candidates(const std::vector<ProgramRecord>& prog
   std::set<std::string> seen_pairs;
   for (size_t p = 0; p < programs.size(); ++p) {
     if (traced[p].contains("error")) {
-      Candidate c{p, 0, {}, "", "trace", traced[p]["error"].get<std::string>(), json()};
+      const json& error = traced[p]["error"];
+      Candidate c{p,     0,       {},
+                  "",    "trace", error.is_string() ? error.get<std::string>() : error.dump(),
+                  json()};
       out.push_back(c);
       continue;
     }
@@ -324,10 +327,9 @@ void write_pairs(const std::string& path, const std::vector<Candidate>& candidat
 // Where a candidate failed, and why, in one line.
 std::pair<std::string, std::string> rejection(const Candidate& c) {
   if (!c.error_stage.empty()) return {c.error_stage, c.error};
-  std::string stage = c.verdict.value("failed_stage", "");
-  if (stage.empty()) stage = "after " + c.verdict.value("stage", std::string("none"));
-  json reason = c.verdict.value("reason", json("?"));
-  return {stage, reason.is_string() ? reason.get<std::string>() : reason.dump()};
+  std::string stage = verdict_text(c.verdict, "failed_stage", "");
+  if (stage.empty()) stage = "after " + verdict_text(c.verdict, "stage", "none");
+  return {stage, verdict_text(c.verdict, "reason", "?")};
 }
 
 // Step 6: counts, rejections by stage (a few ids each, with the reason), operator coverage.

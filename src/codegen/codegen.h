@@ -12,8 +12,9 @@
 // - Normalizations are statistics plus an expression: softmax is exp(x - max) / sum, with
 //   max and sum from one statistics kernel, so what follows it fuses into the same
 //   pointwise kernel.
-// - Sizes are computed at run time from the inputs' shapes (Value::sym_shape), so the
-//   solution runs on other input sizes than the traced ones.
+// - Sizes are computed at run time from the inputs' shapes and the parameters' (Value::
+//   sym_shape, StateEntry::sym_shape), so the solution runs on other input sizes than the
+//   traced ones, and its text does not change with the channel and feature counts.
 #pragma once
 
 #include <string>
@@ -30,6 +31,10 @@ struct StateEntry {
   TensorType type;
   bool is_buffer = false;
   bool persistent = true;
+  // One size expression per dim ("s4", "3"), as the frontend's dynamic export found them:
+  // a bare symbol that no input has is read from this tensor's shape at run time. Empty
+  // when the program was traced without symbols.
+  std::vector<std::string> sym_shape;
 };
 
 // Choices that change the solution's text and speed, never what it computes: the

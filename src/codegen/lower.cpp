@@ -52,6 +52,27 @@ std::string python_name(std::string s) {
   return s;
 }
 
+// How forward names a state entry: self.conv.weight, self.layers[0].bias; through
+// get_parameter / get_buffer when a part of its key is no Python attribute name.
+std::string state_attribute(const StateEntry& e) {
+  std::string path = "self";
+  size_t start = 0;
+  while (start <= e.key.size()) {
+    size_t dot = std::min(e.key.find('.', start), e.key.size());
+    std::string part = e.key.substr(start, dot - start);
+    if (is_integer(part)) {
+      path += "[" + part + "]";
+    } else if (is_identifier(part)) {
+      path += "." + part;
+    } else {
+      return std::string("self.") + (e.is_buffer ? "get_buffer" : "get_parameter") + "(\"" + e.key +
+             "\")";
+    }
+    start = dot + 1;
+  }
+  return path;
+}
+
 std::string tuple(const std::vector<std::string>& items) {
   return items.size() == 1 ? "(" + items[0] + ",)" : "(" + join(items, ", ") + ")";
 }
@@ -1619,6 +1640,17 @@ std::string Lowering::model_class() {
       if (is_identifier(e) && !bound.count(e)) {
         s << "        " << e << " = " << name << ".shape[" << d << "]\n";
         bound.insert(e);
+      }
+    }
+  }
+  // Sizes of the parameters and buffers (channels, features) are read from the tensors
+  // ModelNew holds, so that the solution is the same text whatever the program's sizes.
+  for (const StateEntry& e : options_.state) {
+    for (int d = 0; d < static_cast<int>(e.sym_shape.size()); ++d) {
+      const std::string& sym = e.sym_shape[d];
+      if (is_identifier(sym) && !bound.count(sym)) {
+        s << "        " << sym << " = " << state_attribute(e) << ".shape[" << d << "]\n";
+        bound.insert(sym);
       }
     }
   }

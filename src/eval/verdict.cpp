@@ -183,6 +183,12 @@ std::string stage_before(const std::string& stage) {
   return "none";
 }
 
+std::string verdict_text(const json& verdict, const char* key, const std::string& otherwise) {
+  auto it = verdict.find(key);
+  if (it == verdict.end() || it->is_null()) return otherwise;
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 json make_failure_verdict(const std::string& running, const std::string& reason,
                           const std::string& flag) {
   return {{"passed", false},

@@ -77,6 +77,11 @@ std::string stage_before(const std::string& stage);
 // A rejection written by the C++ side when the worker could not write one (`flag`:
 // worker_crashed, timeout, ...); `running` is the stage the worker had entered last ("" for a
 // request that never reached a worker).
+// A verdict's text field (failed_stage, stage, reason), or `otherwise` where it is missing
+// or null (a failure before the first stage has no failed_stage).
+std::string verdict_text(const nlohmann::json& verdict, const char* key,
+                         const std::string& otherwise);
+
 nlohmann::json make_failure_verdict(const std::string& running, const std::string& reason,
                                     const std::string& flag);
 

@@ -710,6 +710,7 @@ Graph import_traced(const json& traced) {
         std::string name = target;
         for (char& ch : name) ch = ch == '.' ? '_' : ch;
         value_of[ph] = g.add_param(name, traced_type(p));
+        copy_sym_shape(g, value_of[ph], p);
       }
       type_of[ph] = traced_type(p);
     } catch (const std::runtime_error& e) {  // Unsupported, or IrError from the factory

@@ -131,5 +131,16 @@ TEST(Verdict, StageBeforeAndFailureVerdict) {
   EXPECT_TRUE(queued["failed_stage"].is_null());
 }
 
+// A failure before the first stage has a null failed_stage: readers of a verdict's text
+// fields get their fallback, not a json type error (which once ended a `pairs` run).
+TEST(Verdict, TextFieldsFallBackOnNull) {
+  json queued = make_failure_verdict("", "the verifier service is stopping", "service_stopping");
+  EXPECT_EQ(verdict_text(queued, "failed_stage", "?"), "?");
+  EXPECT_EQ(verdict_text(queued, "stage", "?"), "none");
+  EXPECT_EQ(verdict_text(queued, "reason", "?"), "the verifier service is stopping");
+  EXPECT_EQ(verdict_text(queued, "no_such_field", "-"), "-");
+  EXPECT_EQ(verdict_text(json{{"reason", 3}}, "reason", "?"), "3");
+}
+
 }  // namespace
 }  // namespace drtriton

@@ -3,7 +3,8 @@ annotates each input and node with its shape over the input sizes, and `drtriton
 --sym` shows what the IR keeps of it. The programs are tests/python/programs/sym/*.py.
 
 The check that matters: each sym_shape, evaluated with the symbols bound to the traced input
-sizes, is exactly the static shape; and every symbol is bound by a dim of an input."""
+and parameter sizes, is exactly the static shape; and every symbol is bound by a dim of an
+input, a parameter or a buffer."""
 
 import math
 import os
@@ -47,8 +48,9 @@ def evaluate(expr: str, sizes: dict[str, int]) -> int:
 
 
 def bind(inputs) -> dict[str, int]:
-    """{symbol: traced size} from (sym_shape, shape) pairs of the inputs. An input dim is a
-    bare symbol or an int that must be the traced size; one symbol, one size."""
+    """{symbol: traced size} from (sym_shape, shape) pairs of the inputs (and parameters).
+    Such a dim is a bare symbol or an int that must be the traced size; one symbol, one
+    size."""
     sizes = {}
     for sym, shape in inputs:
         assert len(sym) == len(shape)
@@ -67,6 +69,11 @@ def traced(program: Path) -> dict:
     if program not in _cache:
         _cache[program] = frontend.trace_file(str(program), dynamic=True)
     return _cache[program]
+
+
+def bound_sizes(doc: dict) -> dict[str, int]:
+    """The symbols the inputs, parameters and buffers bind, with their traced sizes."""
+    return bind((e["sym_shape"], e["shape"]) for e in doc["inputs"] + doc["params"])
 
 
 def shaped_entries(doc: dict):
@@ -95,13 +102,14 @@ def test_frontend_annotates_every_value(program):
                                                                for s in e["sym_shape"])
     for name, e in shaped_entries(d):
         assert len(e["sym_shape"]) == len(e["shape"]), name
-    assert all("sym_shape" not in p for p in d["params"])  # parameters stay static
+    for p in d["params"]:
+        assert len(p["sym_shape"]) == len(p["shape"]), p["target"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
 def test_sym_shapes_evaluate_to_the_traced_shapes(program):
     d = traced(program)
-    sizes = bind((e["sym_shape"], e["shape"]) for e in d["inputs"])
+    sizes = bound_sizes(d)
     assert sizes, "no input dim is dynamic"
     for name, e in shaped_entries(d):
         assert symbols(" ".join(e["sym_shape"])) <= set(sizes), (name, e["sym_shape"])
@@ -112,24 +120,31 @@ def by_name(program: str) -> dict:
     d = traced(ROOT / FOLDER / f"{program}.py")
     nodes = {n["name"]: n["sym_shape"] for n in d["nodes"] if "sym_shape" in n}
     nodes.update({e["name"]: e["sym_shape"] for e in d["inputs"]})
+    nodes.update({p["target"]: p["sym_shape"] for p in d["params"]})
     return nodes
 
 
-def test_linear_keeps_its_features_and_frees_the_batch():
+def test_linear_reads_its_features_from_its_weight():
     s = by_name("linear_relu")
-    batch = s["x"][0]
-    assert NAME.fullmatch(batch) and s["x"][1] == "32"  # in_features is the Linear's
-    assert s["linear"] == s["relu"] == [batch, "16"]
+    batch, features = s["x"]
+    out_features, in_features = s["fc.weight"]
+    assert len({batch, features, out_features}) == 3
+    assert in_features == features  # what the product makes equal
+    assert s["fc.bias"] == [out_features]
+    assert s["linear"] == s["relu"] == [batch, out_features]
 
 
-def test_conv_pool_flatten_follow_the_spatial_sizes():
+def test_conv_pool_flatten_follow_the_spatial_and_channel_sizes():
     s = by_name("conv_pool_fc")
     b, c, h, w = s["x"]
-    assert c == "3" and len({b, h, w}) == 3 and all(NAME.fullmatch(v) for v in (b, h, w))
-    assert s["conv2d"] == s["relu"] == [b, "8", h, w]
-    assert s["max_pool2d"] == [b, "8", f"({h}//2)", f"({w}//2)"]
-    assert s["flatten"][0] == b and symbols(s["flatten"][1]) == {h, w}
-    assert s["linear"] == [b, "10"]
+    co, ci, kh, kw = s["conv.weight"]
+    assert ci == c and len({b, c, h, w, co, kh, kw}) == 7
+    assert all(NAME.fullmatch(v) for v in (b, c, h, w, co, kh, kw))
+    # padding 1: h + 2 - kh + 1
+    assert s["conv2d"] == s["relu"] == [b, co, f"{h} - {kh} + 3", f"{w} - {kw} + 3"]
+    assert s["max_pool2d"][:2] == [b, co] and symbols(s["max_pool2d"][2]) == {h, kh}
+    assert s["flatten"][0] == b and symbols(s["flatten"][1]) == {co, h, w, kh, kw}
+    assert s["linear"] == [b, s["fc.weight"][0]]
 
 
 def test_softmax_cat_permute():
@@ -183,9 +198,12 @@ def test_graphs_that_do_not_line_up_leave_the_trace_static(monkeypatch):
 
     real = frontend._export_dynamic
     # The dynamic export sees one more operation than the static one.
-    monkeypatch.setattr(frontend, "_export_dynamic",
-                        lambda model, inputs: real(torch.nn.Sequential(model, torch.nn.Tanh()),
-                                                   inputs))
+    def one_more(model, inputs):
+        forward = model.forward
+        model.forward = lambda *args: torch.tanh(forward(*args))
+        return real(model, inputs)
+
+    monkeypatch.setattr(frontend, "_export_dynamic", one_more)
     d = frontend.trace_file(str(ROOT / FOLDER / "linear_relu.py"), dynamic=True)
     assert d["dynamic"] is False
     assert d["dynamic_error"].startswith("dynamic export does not line up with the static one: ")
@@ -215,16 +233,16 @@ def test_import_sym_prints_shapes_over_the_input_sizes(program):
     ir, _, sym_text = run.stdout.partition("# sym ")
     sym_lines = ("# sym " + sym_text).splitlines()
     shapes = {m[1]: [int(x) for x in m[2].split(",") if x] for m in IR_VALUE.finditer(ir)}
-    inputs = {m[1] for m in re.finditer(r"^input %(\w+)", ir, re.M)}
-    params = {m[1] for m in re.finditer(r"^param %(\w+)", ir, re.M)}
     sym = {}
     for line in sym_lines:
         m = SYM_LINE.match(line)
         assert m, line
         sym[m[1]] = [s.strip() for s in re.split(r",(?![^()]*\))", m[2])]
-    # Every input and node of rank > 0 has one; parameters have none.
-    assert set(sym) == {v for v, s in shapes.items() if s and v not in params}
-    sizes = bind((sym[v], shapes[v]) for v in inputs)
+    # Every input, parameter and node of rank > 0 has one.
+    assert set(sym) == {v for v, s in shapes.items() if s}
+    # The symbols of the modules' own parameters (a Linear's out_features) are in the
+    # traced document, not in the IR.
+    sizes = bound_sizes(traced(program))
     for v, dims in sym.items():
         assert symbols(" ".join(dims)) <= set(sizes), (v, dims)
         assert [evaluate(s, sizes) for s in dims] == shapes[v], (v, dims)
@@ -243,3 +261,29 @@ def test_import_sym_is_for_the_text_form():
     run = drtriton("import", "--sym", "--json", FOLDER / "linear_relu.py")
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr == "drtriton: --sym adds comment lines to the IR text, not to the JSON form\n"
+
+
+# --------------------------------------------------------------------------- size-generic solutions
+
+def test_solution_text_does_not_depend_on_the_sizes(tmp_path):
+    """Two programs that differ only in their sizes (batch, channels, classes, image size)
+    get the same kernels and the same forward: every size, a weight's included, is read at
+    run time (`s4 = self.conv.weight.shape[0]`), none is written into the text."""
+    source = (ROOT / FOLDER / "conv_pool_fc.py").read_text()
+    bodies = []
+    for sizes in ({}, {"batch_size = 8": "batch_size = 5", "in_channels = 3": "in_channels = 7",
+                       "height = 16": "height = 24", "num_classes = 10": "num_classes = 33"}):
+        program = source
+        for old, new in sizes.items():
+            assert old in program
+            program = program.replace(old, new)
+        path = tmp_path / f"p{len(bodies)}.py"
+        path.write_text(program)
+        run = drtriton("convert", "--no-verify", path, "-o", tmp_path / f"s{len(bodies)}.py")
+        assert run.returncode == 0, run.stderr
+        text = (tmp_path / f"s{len(bodies)}.py").read_text()
+        bodies.append(text[text.index("@triton.jit"):text.index("class ModelNew")] +
+                      text[text.index("    def forward"):])
+    assert bodies[0] == bodies[1]
+    assert "        s4 = self.conv.weight.shape[0]\n" in bodies[0]
+    assert "self.fc.weight.shape[0]\n" in bodies[0]

@@ -84,13 +84,18 @@ class Distributed:
         self.world = int(os.environ.get("WORLD_SIZE", "1"))
         self.rank = int(os.environ.get("RANK", "0"))
         self.main = self.rank == 0
-        if torch.cuda.is_available():
-            self.device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+        gpus = torch.cuda.device_count()
+        if gpus:
+            self.device = torch.device("cuda", local_rank % gpus)
             torch.cuda.set_device(self.device)
         else:
             self.device = torch.device("cpu")
         if self.world > 1 and not dist.is_initialized():
-            dist.init_process_group("nccl" if self.device.type == "cuda" else "gloo")
+            # NCCL wants one GPU per process; more processes than GPUs (two on one GPU, to
+            # try a data-parallel job on a one-GPU machine) share them over gloo.
+            nccl = gpus and int(os.environ.get("LOCAL_WORLD_SIZE", self.world)) <= gpus
+            dist.init_process_group("nccl" if nccl else "gloo")
 
     def barrier(self):
         if self.world > 1:
@@ -226,7 +231,8 @@ class Trainer:
                   f"examples; {too_long + held_too_long} longer than {cfg.max_len} tokens "
                   f"{'truncated' if cfg.truncate else 'skipped'}; "
                   f"{sum(p.numel() for p in model.parameters()):,} parameters; "
-                  f"{env.world} process(es) on {env.device.type}", flush=True)
+                  f"{env.world} process(es) on {env.device.type}"
+                  f"{f' ({dist.get_backend()})' if env.world > 1 else ''}", flush=True)
 
         self.step, self.order = 0, data.DataOrder(len(self.train_set), cfg.seed)
         self.best_eval_loss = math.inf
