@@ -1,6 +1,6 @@
 """drtriton policies: a KernelBench-format program in, candidate solutions out.
 
-Every writer of solutions is a policy behind one interface (DESIGN.md section 6), so that
+Every writer of solutions is a policy behind one interface (docs/design.md, Policies), so that
 `drtriton convert --policy`, evaluation and search treat them alike:
 
     compiler        the built-in compiler (`drtriton convert --no-verify`): deterministic,

@@ -1,4 +1,4 @@
-// drtriton pairs: the supervised warm-up pairs (DESIGN.md section 6: the built-in compiler is
+// drtriton pairs: the supervised warm-up pairs (docs/design.md, Policies: the built-in compiler is
 // the teacher). Synthetic programs from a seed space of their own, each traced by the
 // frontend and compiled over several codegen knob settings (CodegenKnobs), every candidate
 // judged by the verifier on one worker pool; the accepted pairs are written as JSON lines, one

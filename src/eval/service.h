@@ -1,4 +1,4 @@
-// The verifier over HTTP (DESIGN.md section 3), JSON in and out:
+// The verifier over HTTP (docs/verifier.md), JSON in and out:
 //   POST /verify        {"task", "candidate", "options"}  -> a verdict
 //   POST /verify_batch  {"items": [...]}                  -> {"verdicts": [...]}, same order
 //   GET  /health        -> {"ok": true, "workers": N}

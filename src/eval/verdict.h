@@ -1,5 +1,5 @@
 // The verifier's request and verdict as the C++ side sees them. The Python worker writes the
-// verdict (DESIGN.md section 3); this side parses requests, writes the verdicts a worker
+// verdict (docs/verifier.md); this side parses requests, writes the verdicts a worker
 // could not write (a crash, a timeout), and adds task_hash, candidate_hash and cached.
 #pragma once
 
@@ -39,7 +39,7 @@ std::string dump_json(const nlohmann::json& j, int indent = -1);
 // Seeds go to Python and torch (torch.manual_seed, numpy): a sane range keeps them valid there.
 constexpr int64_t kMaxSeed = 2147483647;
 
-// The options of DESIGN.md section 3, mirroring the `verify` flags, plus two the worker reads
+// The options of docs/verifier.md, mirroring the `verify` flags, plus two the worker reads
 // (python/drtriton/verifier/judge.py): a fixed seed for the input sets, and whether to time
 // torch.compile at all. Both change the verdict, so both are part of the cache key when set.
 struct VerifyOptions {

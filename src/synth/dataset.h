@@ -17,7 +17,7 @@
 
 namespace drtriton {
 
-// uniform: every valid structure equally likely (exact counting, DESIGN.md section 4);
+// uniform: every valid structure equally likely (exact counting, docs/design.md, CSP-DAG);
 // real: programs built around anchors as real blocks are (real_program.h), the default
 // for training data.
 enum class Distribution { Uniform, Real };

@@ -1,4 +1,4 @@
-// Program structures and their exact count (CSP-DAG, layer 1: DESIGN.md section 4).
+// Program structures and their exact count (CSP-DAG, layer 1: docs/design.md, CSP-DAG).
 //
 // A structure is which operators a program applies and how they are wired, without
 // shapes or attributes. It is a sequence of steps; each step applies one operator to

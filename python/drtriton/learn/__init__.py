@@ -1,3 +1,3 @@
-"""The supervised warm-up and the `transformers` policy (DESIGN.md sections 6 and 7): the
+"""The supervised warm-up and the `transformers` policy (docs/design.md, Policies and Supervised warm-up): the
 prompt format, a tokenizer and a small model trained from scratch, the trainer, sampling and
 the evaluation through the verifier. README.md describes the pipeline."""

@@ -1,4 +1,4 @@
-"""Curriculum reinforcement learning with the verifier as the reward (issue 12).
+"""Curriculum reinforcement learning with the verifier as the reward.
 
     python -m drtriton.learn.rl --model WARMUP_CKPT --out RUN --algo drpo|grpo --levels 1,2,5 \\
         --promote_at 0.5 --group 8 [--service URL[,URL...]] [--lr 1e-5 ...]

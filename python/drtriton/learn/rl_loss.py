@@ -1,4 +1,4 @@
-"""The two learning rules of reinforcement learning (DESIGN.md section 5), as pure functions
+"""The two learning rules of reinforcement learning (docs/design.md, Reinforcement learning), as pure functions
 of one group: the G completions of one prompt, their log-likelihoods under the policy, and
 the verifier's verdicts. Everything else (sampling, verifying, the KL term, the optimizer)
 is shared, so a DRPO run differs from its GRPO twin only here.

@@ -1,4 +1,4 @@
-"""Completions from a checkpoint: the `transformers` policy of DESIGN.md section 6 (prompts
+"""Completions from a checkpoint: the `transformers` policy of docs/design.md, Policies (prompts
 in, completions out), for evaluation, test-time search and reinforcement learning. Its
 command line is the policies' one: python -m drtriton.policy --policy model:CKPT ...
 """

@@ -1,4 +1,4 @@
-"""Supervised warm-up (issue 11): teach a causal LM the answer format and the compiler's
+"""Supervised warm-up: teach a causal LM the answer format and the compiler's
 kernels from (program, verified solution) pairs before reinforcement learning starts.
 
     python -m drtriton.learn.sft --model small --data pairs.jsonl --out CKPT [--lr 3e-4 ...]

@@ -1,4 +1,4 @@
-"""drtriton.verifier: the Python half of `drtriton verify` / `drtriton serve` (DESIGN.md section 3).
+"""drtriton.verifier: the Python half of `drtriton verify` / `drtriton serve` (docs/verifier.md).
 
 The C++ service starts `python -m drtriton.worker` processes and talks to them in JSON
 lines; this package is what a worker runs to judge one candidate:

@@ -1,4 +1,4 @@
-"""Outputs against the float64 truth (DESIGN.md section 3.3).
+"""Outputs against the float64 truth (docs/verifier.md, Correct).
 
 err(y) = ||y - truth|| / ||truth|| over the entries where eager fp32 and the truth are
 both finite (absolute ||y - truth|| when the truth is zero there). A candidate output

@@ -1,6 +1,6 @@
 """Input sets, size constants, and memory poisoning.
 
-Input sets (DESIGN.md section 3.3): each set calls the task's own get_inputs() under a
+Input sets (docs/verifier.md, Correct): each set calls the task's own get_inputs() under a
 fresh seed, so shapes, dtypes and integer inputs are the task's, and then redraws every
 floating-point tensor from one distribution of DISTRIBUTIONS. A tensor the task drew
 non-negative (rand, abs, ...) stays non-negative (the absolute value of the draw), so a
@@ -38,7 +38,7 @@ import math
 
 import torch
 
-# (label, kind, scale). At least two families at more than one scale (DESIGN.md 3.3).
+# (label, kind, scale). At least two families at more than one scale (docs/verifier.md, Correct).
 DISTRIBUTIONS = [
     ("task", None, None),
     ("normal*1", "normal", 1.0),

@@ -1,4 +1,4 @@
-"""Judge one candidate against one task: the stages of DESIGN.md section 3, in order.
+"""Judge one candidate against one task: the stages of docs/verifier.md, in order.
 
     static    the candidate's source, read with ast (static_checks)
     load      task and candidate executed as fresh modules; Model and ModelNew built
@@ -28,7 +28,7 @@ stage passed ("none" when static failed) and `failed_stage` the one that failed.
 
 Input buffers keep their storage from one set to the next and only their values change,
 so a candidate that caches results by data pointer or by shape returns a stale answer
-on the second set and fails there (DESIGN.md 3.3, the second-call check).
+on the second set and fails there (docs/verifier.md, Correct, the second-call check).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Runtime guards inside the worker (DESIGN.md section 3.5; the threat model is in
+"""Runtime guards inside the worker (docs/verifier.md, Isolation and the sandbox; the threat model is in
 src/eval/README.md).
 
 The first layer is the operating system's (src/eval/sandbox.cpp): a read-only file system

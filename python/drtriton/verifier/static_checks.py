@@ -1,6 +1,6 @@
 """Static checks: read the candidate's source with `ast`, run nothing, list the known cheats.
 
-DESIGN.md section 3.1. Every rule here names a way a judge was fooled before: a
+docs/verifier.md, Static. Every rule here names a way a judge was fooled before: a
 fallback to the reference behind try/except, subclassing or calling `Model`, work on
 other streams or threads, state kept across calls in module-level caches, patched
 timers, tensor subclasses that defer work, reduced precision, and reaching the

@@ -1,4 +1,4 @@
-"""Timing (DESIGN.md section 3.4): median and interquartile range of many runs.
+"""Timing (docs/verifier.md, Timed): median and interquartile range of many runs.
 
 Every candidate forward, checked or timed, runs inside one `span` (judge.py), so a candidate
 cannot tell a timed run from a checked one by what surrounds it.

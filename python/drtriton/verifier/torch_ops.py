@@ -16,7 +16,7 @@ are not seen. Three classes:
   move between devices is not.
 - library: matmul, convolution (cuBLAS, cuDNN) and recurrent layers (cuDNN's fused RNN),
   allowed in the default mode only as the reference itself uses them: at most as many of
-  each kind per forward as one forward of the reference runs (DESIGN.md section 3.2);
+  each kind per forward as one forward of the reference runs (docs/verifier.md, Rules on every forward);
   refused in --strict. Fused variants (_addmm_activation: a GELU or ReLU inside the GEMM)
   are compute. A recurrent layer (torch.lstm, gru, rnn_tanh, rnn_relu, which nn.LSTM/GRU/RNN
   call) is one library op, counted where it is called (a TorchFunctionMode): below it the
