@@ -29,13 +29,23 @@ SEED=${SEED:-0}
 WORK=/tmp/drtriton-rl
 mkdir -p "$WORK/drpo" "$WORK/grpo"
 
+# KV_CACHE=static: compiled decoding in the sampler (bench/sample_speed.py measures it;
+# SPEED_AB=1 runs that benchmark on the warm-up checkpoint first).
+KV_CACHE=${KV_CACHE:-dynamic}
+if [ "${SPEED_AB:-0}" = 1 ]; then
+  echo "== sampling speed, dynamic against static KV cache"
+  build/drtriton synth --suite "$WORK/speed" --size "$RL_SIZE" --count 32 > /dev/null 2>&1
+  python3 bench/sample_speed.py --ckpt "$CKPT" --suite "$WORK/speed/suite.jsonl" --programs 64 \
+    --samples 4 --max-new-tokens 1024 2>&1 | grep -v "Loading weights" | tail -6
+fi
+
 echo "== rl: drpo and grpo twins, $RL_MINUTES min each, side by side"
 for algo in drpo grpo; do
   python3 -m drtriton.learn.rl --model "$CKPT" --out "$WORK/$algo" --algo "$algo" \
     --levels 1,2 --promote_at 0.5 --group 8 --prompts "$PROMPTS" --size "$RL_SIZE" --lr 1e-5 \
     --max_new_tokens 1536 --temperature 1.0 --eval_every 5 --eval_programs 16 \
     --max_steps 100000 --max_minutes "$RL_MINUTES" --workers "$WORKERS" --seed "$SEED" \
-    --binary build/drtriton > "$WORK/$algo/rl.log" 2>&1 &
+    --kv_cache "$KV_CACHE" --binary build/drtriton > "$WORK/$algo/rl.log" 2>&1 &
 done
 wait
 for algo in drpo grpo; do
@@ -76,6 +86,6 @@ for name in warmup drpo grpo; do
   case $name in warmup) eval_s=$((left_s / 3)) ;; drpo) eval_s=$((left_s / 2)) ;; *) eval_s=$left_s ;; esac
   echo "-- $name ($eval_s s)"
   timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" --binary build/drtriton \
-    --device cuda --workers 14 --batch-size 512 --out "$OUT/eval_$name.json" \
+    --kv-cache "$KV_CACHE" --device cuda --workers 14 --batch-size 512 --out "$OUT/eval_$name.json" \
     --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -5
 done

@@ -135,6 +135,6 @@ PY
 eval_s=$(( 570 - ($(date +%s) - START_S) ))
 echo "held-out suites written at $(( $(date +%s) - START_S )) s; evaluation gets $eval_s s"
 timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
-  --device cuda --workers 14 --batch-size 512 --out "$OUT/eval.json" \
+  --kv-cache "${KV_CACHE:-dynamic}" --device cuda --workers 14 --batch-size 512 --out "$OUT/eval.json" \
   $(for size in $EVAL_SIZES; do for d in 1 2 5; do echo --suite "$WORK/d${d}_$size.jsonl"; done; done) \
   --suite "$WORK/real.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -12

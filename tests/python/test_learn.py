@@ -266,6 +266,9 @@ def test_checkpoint_loads_and_samples(trained, pairs):
     assert policy.generate(programs, 3, 1.0, 0.9, 8, batch_size=4, seed=0) == sampled
     greedy = policy.generate(programs, samples=2, temperature=0, max_new_tokens=8)
     assert [len(set(s)) for s in greedy] == [1, 1]
+    # A static KV cache (and prompts padded to a multiple of 256) decodes the same tokens.
+    static = ModelPolicy(trained, "cpu", kv_cache="static")
+    assert static.generate(programs, samples=2, temperature=0, max_new_tokens=8) == greedy
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")  # peft calls a deprecated transformers API

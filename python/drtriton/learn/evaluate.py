@@ -130,6 +130,8 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=None,
                         help="verifier workers (per GPU on cuda); default: the service's")
     parser.add_argument("--cache", default=None, help="SQLite verdict cache for the service")
+    parser.add_argument("--kv-cache", choices=("dynamic", "static"), default="dynamic",
+                        help="the sampler's KV cache (static: compiled decoding)")
     parser.add_argument("--out", required=True, help="report JSON")
     args = parser.parse_args(argv)
 
@@ -139,7 +141,7 @@ def main(argv=None):
         name, path = suite_name(spec)
         suites[name] = load_suite(path, args.limit)
     tasks = [task for suite in suites.values() for task in suite]
-    policy = ModelPolicy(args.ckpt, args.device)
+    policy = ModelPolicy(args.ckpt, args.device, kv_cache=args.kv_cache)
     batch_size = args.batch_size or (256 if args.device == "cuda" else 32)
     started = time.time()
     sources = [t["pytorch"] for t in tasks]

@@ -35,7 +35,8 @@ from torch.nn.parallel import DistributedDataParallel
 
 from ..service_client import Service
 from . import model as model_lib, rl_loss
-from .prompt import build_prompt, parse_answer
+from .prompt import parse_answer
+from .sample import cache_options, prompt_batch
 from .sft import (Distributed, keep_metrics_until, option, parse_config, rng_state,
                   set_rng_state)
 
@@ -69,6 +70,8 @@ class Config:
     temperature: float = option(1.0, "sampling temperature")
     top_p: float = option(1.0, "nucleus sampling")
     max_new_tokens: int = option(1024, "tokens per completion")
+    kv_cache: str = option("dynamic", "the sampler's KV cache: dynamic or static (compiled "
+                                      "decoding)")
     lam: float = option(1.0, "DRPO: temperature of the softmax over the correct ones' speed")
     push: float = option(1.0, "DRPO: weight of the log-sum-exp push-down of the wrong ones")
     kl_delta: float = option(0.05, "trust region: KL to the reference allowed free")
@@ -236,15 +239,15 @@ class Trainer:
     def sample(self, programs: list[str], n: int, greedy: bool = False):
         """(input ids, attention mask, completion start, completion texts): n completions per
         program, grouped by program; completion tokens after the first end marker are masked."""
-        batch = self.tokenizer([build_prompt(p) for p in programs], return_tensors="pt",
-                               padding=True).to(self.env.device)
+        batch = prompt_batch(self.tokenizer, programs, self.cfg.kv_cache).to(self.env.device)
         sampling = dict(do_sample=False) if greedy else dict(
             do_sample=True, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
             num_return_sequences=n)
         with self.autocast():
             ids = self.policy.generate(**batch, max_new_tokens=self.cfg.max_new_tokens,
                                        pad_token_id=self.tokenizer.pad_token_id,
-                                       eos_token_id=self.tokenizer.eos_token_id, **sampling)
+                                       eos_token_id=self.tokenizer.eos_token_id,
+                                       **cache_options(self.cfg.kv_cache), **sampling)
         start = batch["input_ids"].shape[1]
         completion = ids[:, start:]
         ended = (completion == self.tokenizer.eos_token_id).int().cumsum(-1)
@@ -402,7 +405,8 @@ class Trainer:
 
 
 def plot_metrics(out: str):
-    """metrics.png: pass rates, speed, KL and entropy against the step."""
+    """metrics.png: pass rates, speed, KL, entropy, where the samples were rejected, and
+    the reward-hacking flags (verified speedups over 10x), against the step."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -410,13 +414,16 @@ def plot_metrics(out: str):
         records = [json.loads(line) for line in f]
     panels = [(("pass_rate", "dev_pass", "faster_than_eager"), "share"),
               (("mean_log_speedup",), "log(t_eager / t_cand)"), (("kl",), "KL to warm-up"),
-              (("entropy",), "entropy (nats/token)")]
-    fig, axes = plt.subplots(2, 2, figsize=(10, 6))
+              (("entropy",), "entropy (nats/token)"),
+              (tuple("share_" + s for s in ("passed",) + STAGES), "share of samples"),
+              (("hacking_flags",), "speedups over 10x")]
+    fig, axes = plt.subplots(3, 2, figsize=(10, 9))
     for ax, (keys, label) in zip(axes.flat, panels):
         for key in keys:
             points = [(r["step"], r[key]) for r in records if r.get(key) is not None]
-            if points:
-                ax.plot(*zip(*points), label=key, marker="." if key == "dev_pass" else None)
+            if points and (not key.startswith("share_") or any(v for _, v in points)):
+                ax.plot(*zip(*points), label=key.removeprefix("share_"),
+                        marker="." if key == "dev_pass" else None)
         ax.set_xlabel("step")
         ax.set_ylabel(label)
         if ax.lines:

@@ -9,12 +9,32 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from .prompt import build_prompt
 
 
+KV_CACHES = ("dynamic", "static")
+
+
+def cache_options(kv_cache: str) -> dict:
+    """generate()'s options for a KV cache kind: `dynamic` grows the cache token by token;
+    `static` allocates it once at full length, which lets transformers compile the decoding
+    step (fewer, larger GPU launches; the same tokens)."""
+    if kv_cache not in KV_CACHES:
+        raise ValueError(f"kv_cache must be one of {', '.join(KV_CACHES)}, not {kv_cache!r}")
+    return {} if kv_cache == "dynamic" else {"cache_implementation": "static"}
+
+
+def prompt_batch(tokenizer, programs: list[str], kv_cache: str = "dynamic"):
+    """The prompts of `programs`, tokenized and left-padded to one length: with a static
+    cache, to a multiple of 256 tokens, so that the compiled decoding step sees few shapes."""
+    return tokenizer([build_prompt(p) for p in programs], return_tensors="pt", padding=True,
+                     pad_to_multiple_of=256 if kv_cache == "static" else None)
+
+
 class ModelPolicy:
     """A causal LM checkpoint (a save_pretrained directory, full or LoRA adapters) that
     answers programs. Batches are left-padded so every prompt ends where generation starts."""
 
-    def __init__(self, ckpt_dir: str, device: str = "cpu", dtype=None):
+    def __init__(self, ckpt_dir: str, device: str = "cpu", dtype=None, kv_cache: str = "dynamic"):
         self.device = torch.device(device)
+        self.kv_cache = kv_cache
         self.tokenizer = AutoTokenizer.from_pretrained(ckpt_dir, padding_side="left")
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -37,11 +57,12 @@ class ModelPolicy:
         per_call = max(1, batch_size // (1 if greedy else samples))
         completions = []
         for start in range(0, len(program_sources), per_call):
-            prompts = [build_prompt(s) for s in program_sources[start:start + per_call]]
-            batch = self.tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
+            batch = prompt_batch(self.tokenizer, program_sources[start:start + per_call],
+                                 self.kv_cache).to(self.device)
             output = self.model.generate(**batch, max_new_tokens=max_new_tokens,
                                          pad_token_id=self.tokenizer.pad_token_id,
-                                         eos_token_id=self.tokenizer.eos_token_id, **sampling)
+                                         eos_token_id=self.tokenizer.eos_token_id,
+                                         **cache_options(self.kv_cache), **sampling)
             texts = self.tokenizer.batch_decode(output[:, batch["input_ids"].shape[1]:],
                                                 skip_special_tokens=True)
             if greedy:
