@@ -9,9 +9,9 @@ outputs' shapes and values with `torch.allclose`. It is a weaker test than the v
 reports, so `drtriton bench` shows both.
 
     python -m drtriton.kernelbench_protocol TASK.py SOLUTION.py [TASK.py SOLUTION.py ...]
-        [--device cuda] [--trials 5] [--atol 1e-4] [--rtol 1e-4]
+        [--device cuda] [--trials 5] [--atol 1e-4] [--rtol 1e-4] [--out FILE]
 
-prints one JSON line per pair: {"task", "solution", "correct", "trials_passed", "reason",
+prints (or writes to FILE) one JSON line per pair: {"task", "solution", "correct", "trials_passed", "reason",
 "max_abs_diff"}. The solution runs in this process: use it on trusted solutions (the
 compiler's), not on untrusted ones (the verifier isolates those).
 """
@@ -118,12 +118,19 @@ def main(argv=None) -> int:
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--atol", type=float, default=1e-4)
     parser.add_argument("--rtol", type=float, default=1e-4)
+    parser.add_argument("--out", default="-", help="JSONL file for the rows (default: stdout)")
     args = parser.parse_args(argv)
     if len(args.paths) % 2:
         parser.error("give TASK.py SOLUTION.py pairs: an odd number of paths")
-    for task, solution in zip(args.paths[::2], args.paths[1::2]):
-        print(json.dumps(check(task, solution, args.device, args.trials, args.atol, args.rtol)),
-              flush=True)
+    out = sys.stdout if args.out == "-" else open(args.out, "w")
+    try:
+        for task, solution in zip(args.paths[::2], args.paths[1::2]):
+            row = check(task, solution, args.device, args.trials, args.atol, args.rtol)
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+    finally:
+        if out is not sys.stdout:
+            out.close()
     return 0
 
 

@@ -1,7 +1,7 @@
 // drtriton bench: every program of a folder through the built-in compiler, each solution
-// judged by the verifier with eager and torch.compile timings, then the table the field
-// reports (correct, KernelBench-native, fast_p against eager and against torch.compile,
-// geometric means).
+// judged by the verifier with eager and torch.compile timings and by KernelBench's own
+// protocol, then the table the field reports (correct by each, KernelBench-native, fast_p
+// against eager and against torch.compile, geometric means).
 //
 // OUT/results.jsonl gets one line per program as soon as its chunk is judged, so a bench
 // that stops (Ctrl-C, a lost machine) resumes where it stopped: programs already there are
@@ -35,7 +35,7 @@ struct BenchArgs {
   std::string dir, out, device, cache;
   int workers = 0, chunk = 8, limit = 0;
   double timeout = 300;
-  bool no_compile = false;
+  bool no_compile = false, no_kernelbench = false;
 };
 
 struct Program {
@@ -136,9 +136,38 @@ class LazyVerifier {
   std::unique_ptr<Verifier> verifier_;
 };
 
-// Trace, import and compile one chunk; judge what compiled in one batch.
+// KernelBench's own protocol (python -m drtriton.kernelbench_protocol) on each task and its
+// solution: {correct, reason, ...}, or {correct: null, reason} where it could not run.
+std::vector<json> kernelbench_protocol(const std::vector<std::string>& tasks,
+                                       const std::vector<std::string>& solutions,
+                                       const std::string& device, const fs::path& out) {
+  fs::path rows_file = out / "kernelbench.tmp.jsonl";
+  std::vector<std::string> args = {"--device", device, "--out", rows_file.string()};
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    args.push_back(fs::absolute(tasks[i]).string());
+    args.push_back(fs::absolute(solutions[i]).string());
+  }
+  // On the CPU the solutions' kernels run in Triton's interpreter, as in the verifier.
+  if (device == "cpu") ::setenv("TRITON_INTERPRET", "1", 1);
+  int status = run_python_module("drtriton.kernelbench_protocol", args, true);
+  std::vector<json> rows(tasks.size(), json{{"correct", nullptr},
+                                            {"reason", "the KernelBench protocol stopped (exit " +
+                                                           std::to_string(status) + ")"}});
+  std::ifstream in(rows_file);
+  std::string line;
+  for (size_t k = 0; k < rows.size() && std::getline(in, line); ++k) {
+    json row = json::parse(line, nullptr, false);
+    if (row.is_object()) rows[k] = row;
+  }
+  std::error_code ec;
+  fs::remove(rows_file, ec);
+  return rows;
+}
+
+// Trace, import and compile one chunk; judge what compiled in one batch (the verifier, then
+// KernelBench's own protocol); the solutions are kept in OUT/solutions/.
 std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
-                              const BenchArgs& a, const std::string& device) {
+                              const BenchArgs& a, const std::string& device, const fs::path& out) {
   std::vector<std::string> paths;
   for (const Program& p : chunk) paths.push_back(p.path);
   std::vector<json> traced = trace_programs(paths, std::max(1, std::min(4, a.workers)));
@@ -170,9 +199,21 @@ std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& v
   }
   std::vector<json> verdicts =
       requests.empty() ? std::vector<json>{} : verifier.verify_batch(requests);
+  std::vector<std::string> solutions;
   for (size_t k = 0; k < judged.size(); ++k) {
     size_t i = judged[k];
     rows[i] = result_row(chunk[i], "verify", "", verdicts[k], counts[i].first, counts[i].second);
+    fs::path file = out / "solutions" / (chunk[i].id + ".py");
+    fs::create_directories(file.parent_path());
+    write_output(file.string(), requests[k].candidate);
+    rows[i]["solution"] = file.string();
+    solutions.push_back(file.string());
+  }
+  if (!a.no_kernelbench && !judged.empty()) {
+    std::vector<std::string> tasks;
+    for (size_t i : judged) tasks.push_back(chunk[i].path);
+    std::vector<json> verdicts_kb = kernelbench_protocol(tasks, solutions, device, out);
+    for (size_t k = 0; k < judged.size(); ++k) rows[judged[k]]["kernelbench"] = verdicts_kb[k];
   }
   return rows;
 }
@@ -196,7 +237,7 @@ std::string geomean(const std::vector<double>& v) {
 // fast as the baseline (fast_0: correct), as KernelBench defines it.
 std::string summary_table(const std::vector<Program>& programs,
                           const std::map<std::string, json>& rows, const std::string& device) {
-  int n = 0, compiled = 0, correct = 0, native = 0;
+  int n = 0, compiled = 0, correct = 0, native = 0, kb_correct = 0, kb_judged = 0;
   std::map<std::string, std::vector<double>> speedups;
   std::map<std::string, std::map<double, int>> fast;
   const std::vector<double> ps = {1.0, 1.2, 2.0};
@@ -209,6 +250,11 @@ std::string summary_table(const std::vector<Program>& programs,
     const json& r = it->second;
     ++n;
     compiled += r.value("stage", "") == "verify";
+    if (const json kb = r.value("kernelbench", json());
+        kb.is_object() && kb["correct"].is_boolean()) {
+      ++kb_judged;
+      kb_correct += kb["correct"].get<bool>();
+    }
     if (!r.value("passed", false)) {
       std::string stage =
           r["failed_stage"].is_string() ? r["failed_stage"].get<std::string>() : "?";
@@ -226,10 +272,13 @@ std::string summary_table(const std::vector<Program>& programs,
   }
   std::ostringstream t;
   t << "drtriton bench: " << n << " of " << programs.size() << " programs done, on " << device
-    << "\n\n| programs | compiled | correct (verifier) | KernelBench-native and correct |\n"
-    << "| --- | --- | --- | --- |\n| " << n << " | " << compiled << " (" << percent(compiled, n)
-    << ") | " << correct << " (" << percent(correct, n) << ") | " << native << " ("
-    << percent(native, n) << ") |\n\n"
+    << "\n\n| programs | compiled | correct (verifier) | KernelBench-native and correct | "
+       "correct (KernelBench protocol) |\n"
+    << "| --- | --- | --- | --- | --- |\n| " << n << " | " << compiled << " ("
+    << percent(compiled, n) << ") | " << correct << " (" << percent(correct, n) << ") | " << native
+    << " (" << percent(native, n) << ") | "
+    << (kb_judged ? std::to_string(kb_correct) + " (" + percent(kb_correct, n) + ")" : "-")
+    << " |\n\n"
     << "| against | timed | fast_0 | fast_1 | fast_1.2 | fast_2 | geomean speedup (correct) |\n"
     << "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto& [key, name] : baselines) {
@@ -267,7 +316,7 @@ void run_bench(const BenchArgs& a) {
     for (size_t start = 0; start < todo.size(); start += a.chunk) {
       std::vector<Program> chunk(todo.begin() + start,
                                  todo.begin() + std::min(todo.size(), start + a.chunk));
-      for (json& row : bench_chunk(chunk, verifier, a, device)) {
+      for (json& row : bench_chunk(chunk, verifier, a, device, out)) {
         append << row.dump() << "\n";
         rows[row["id"].get<std::string>()] = row;
       }
@@ -315,6 +364,9 @@ void add_bench_commands(CLI::App& app) {
   bench->add_option("--cache", a->cache, "SQLite verdict cache (default: OUT/verdicts.sqlite)");
   bench->add_flag("--no-compile", a->no_compile,
                   "Do not time torch.compile (the slowest part of a verdict on a CPU)");
+  bench->add_flag("--no-kernelbench", a->no_kernelbench,
+                  "Do not also judge the solutions by KernelBench's own protocol (seed 42, "
+                  "no weight copying, 5 trials, allclose at 1e-4)");
   bench->callback([a] { run_bench(*a); });
 }
 
