@@ -218,6 +218,19 @@ std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& v
   return rows;
 }
 
+// One program's outcome in a line, for --verbose: "conv_block: correct, 1.31x eager".
+std::string outcome_line(const json& row) {
+  std::string line = row.value("id", std::string("?")) + ": ";
+  if (!row.value("passed", false)) {
+    return line + "rejected at " + verdict_text(row, "failed_stage", "?") + ": " +
+           verdict_text(row, "reason", "") + "\n";
+  }
+  char speed[48] = "";
+  if (double s = number_or_zero(row, "speedup_eager"); s > 0)
+    std::snprintf(speed, sizeof speed, ", %.2fx eager", s);
+  return line + "correct" + speed + "\n";
+}
+
 std::string percent(int part, int whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
@@ -306,9 +319,9 @@ void run_bench(const BenchArgs& a) {
     if (!rows.count(p.id)) todo.push_back(p);
   bool gpu = !list_gpus().empty();
   std::string device = !a.device.empty() ? a.device : gpu ? "cuda" : "cpu";
-  std::cerr << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
-            << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
-            << device << " -> " << out.string() << "\n";
+  info() << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
+         << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
+         << device << " -> " << out.string() << "\n";
   if (!todo.empty()) {
     LazyVerifier verifier(a, device, out);
     Progress progress{"bench", static_cast<int>(todo.size())};
@@ -317,6 +330,7 @@ void run_bench(const BenchArgs& a) {
       std::vector<Program> chunk(todo.begin() + start,
                                  todo.begin() + std::min(todo.size(), start + a.chunk));
       for (json& row : bench_chunk(chunk, verifier, a, device, out)) {
+        if (verbose()) info() << "\n" << outcome_line(row);
         append << row.dump() << "\n";
         rows[row["id"].get<std::string>()] = row;
       }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -140,9 +141,9 @@ void run_sampling_policy(const ConvertArgs& a) {
   bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
   if (!should_verify(a, gpu)) {
     write_output(out, sources[0]);
-    std::cerr << "drtriton convert: " << a.program << " -> " << out << " (sample 1 of "
-              << sources.size() << " answers, not verified: no GPU; --verify runs the checks "
-              << "in Triton's interpreter)\n";
+    info() << "drtriton convert: " << a.program << " -> " << out << " (sample 1 of "
+           << sources.size() << " answers, not verified: no GPU; --verify runs the checks "
+           << "in Triton's interpreter)\n";
     return;
   }
   std::vector<VerifyRequest> requests(sources.size());
@@ -156,9 +157,9 @@ void run_sampling_policy(const ConvertArgs& a) {
   int best = -1;
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].value("passed", false)) {
-      std::cerr << "  sample " << i + 1 << ": rejected at "
-                << verdict_text(verdicts[i], "failed_stage", "?") << ": "
-                << verdict_text(verdicts[i], "reason", "") << "\n";
+      info() << "  sample " << i + 1 << ": rejected at "
+             << verdict_text(verdicts[i], "failed_stage", "?") << ": "
+             << verdict_text(verdicts[i], "reason", "") << "\n";
     } else if (best < 0 || candidate_ms(verdicts[i]) < candidate_ms(verdicts[best])) {
       best = static_cast<int>(i);
     }
@@ -168,29 +169,41 @@ void run_sampling_policy(const ConvertArgs& a) {
                    " answers passed the verifier (" + std::to_string(a.samples) + " samples)");
   }
   write_output(out, sources[best]);
-  std::cerr << "drtriton convert: " << a.program << " -> " << out << " (answer " << best + 1
-            << " of " << sources.size() << " from " << a.policy << ", the fastest accepted)\n";
+  info() << "drtriton convert: " << a.program << " -> " << out << " (answer " << best + 1 << " of "
+         << sources.size() << " from " << a.policy << ", the fastest accepted)\n";
   report_verdict(verdicts[best], a.json, out);
+}
+
+// Seconds since `start`, for --verbose.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void run_convert(const ConvertArgs& a) {
   if (a.policy != "compiler") return run_sampling_policy(a);
+  auto start = std::chrono::steady_clock::now();
   json traced = load_traced(a.program);
+  double trace_s = seconds_since(start);
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, a.program);
   GeneratedSolution solution = generate_solution(graph, options);
+  if (verbose()) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  trace %.2f s, import and compile %.3f s, %zu bytes\n",
+                  trace_s, seconds_since(start) - trace_s, solution.source.size());
+    info() << line;
+  }
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
   write_output(out, solution.source);
-  std::cerr << "drtriton convert: " << a.program << " -> " << out << " (" << solution.kernels
-            << " Triton kernel" << (solution.kernels == 1 ? "" : "s") << ", "
-            << solution.library_calls << " library call" << (solution.library_calls == 1 ? "" : "s")
-            << ")\n";
+  info() << "drtriton convert: " << a.program << " -> " << out << " (" << solution.kernels
+         << " Triton kernel" << (solution.kernels == 1 ? "" : "s") << ", " << solution.library_calls
+         << " library call" << (solution.library_calls == 1 ? "" : "s") << ")\n";
 
   bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
   if (!should_verify(a, gpu)) {
     if (!a.no_verify) {
-      std::cerr << "drtriton convert: not verified (no GPU; --verify runs the checks in "
-                   "Triton's interpreter)\n";
+      info() << "drtriton convert: not verified (no GPU; --verify runs the checks in "
+                "Triton's interpreter)\n";
     }
     return;
   }
@@ -202,7 +215,14 @@ void run_convert(const ConvertArgs& a) {
   request.candidate = solution.source;
   request.options.device = verify_device(a, gpu);
   request.options.eval_mode = a.eval_mode;
-  report_verdict(verify_once(request, a.cache, "", a.timeout), a.json, out);
+  auto verify_start = std::chrono::steady_clock::now();
+  json verdict = verify_once(request, a.cache, "", a.timeout);
+  if (verbose()) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  verify %.1f s\n", seconds_since(verify_start));
+    info() << line;
+  }
+  report_verdict(verdict, a.json, out);
 }
 
 }  // namespace

@@ -115,8 +115,28 @@ int run_python_module(const std::string& module, const std::vector<std::string>&
   return WEXITSTATUS(status);
 }
 
+namespace {
+Verbosity g_verbosity = Verbosity::Normal;
+}  // namespace
+
+void set_verbosity(Verbosity v) {
+  g_verbosity = v;
+}
+bool quiet() {
+  return g_verbosity == Verbosity::Quiet;
+}
+bool verbose() {
+  return g_verbosity == Verbosity::Verbose;
+}
+
+std::ostream& info() {
+  static std::ostream sink(nullptr);  // no buffer: every write is dropped
+  return quiet() ? sink : std::cerr;
+}
+
 void Progress::operator()(int done) {
   static const bool tty = ::isatty(2);
+  if (quiet()) return;
   auto now = std::chrono::steady_clock::now();
   if (!tty || (done != total_ && now - drawn_ < std::chrono::milliseconds(100))) return;
   drawn_ = now;

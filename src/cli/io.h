@@ -45,6 +45,16 @@ std::string python_path();
 int run_python_module(const std::string& module, const std::vector<std::string>& args,
                       bool quiet_stdout = false);
 
+// How much a command says on stderr besides its errors: --quiet (nothing), the default
+// (where its output went, progress bars on a terminal, rejected samples), --verbose (also
+// each step's time and each program's outcome as it comes).
+enum class Verbosity { Quiet, Normal, Verbose };
+void set_verbosity(Verbosity v);
+bool quiet();
+bool verbose();
+// stderr for what a command says as it goes; a sink under --quiet.
+std::ostream& info();
+
 // A scratch folder, removed however the run ends.
 struct ScratchDir {
   std::filesystem::path path;

@@ -14,6 +14,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // One version for the binary and the Python package: CMake reads python/drtriton/__init__.py.
   app.set_version_flag("--version", "drtriton " DRTRITON_VERSION);
+  // Before or after the command's name: `drtriton -q convert x.py`, `drtriton convert x.py -q`.
+  app.fallthrough();
+  auto* quiet = app.add_flag_callback(
+      "-q,--quiet", [] { cli::set_verbosity(cli::Verbosity::Quiet); },
+      "Say nothing on stderr but errors (no progress, no notes)");
+  app.add_flag_callback(
+         "-v,--verbose", [] { cli::set_verbosity(cli::Verbosity::Verbose); },
+         "Also say each step's time and each program's outcome as it comes")
+      ->excludes(quiet);
   cli::add_ir_commands(app);
   cli::add_synth_commands(app);
   cli::add_eval_commands(app);

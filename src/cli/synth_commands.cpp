@@ -109,8 +109,9 @@ std::vector<bool> numeric_check(const std::vector<ProgramRecord>& programs, int 
     flagged.push_back(!docs[i].value("varies", false));
     // A program that does not run is a bug of the generator: drawn again, but said.
     if (docs[i].value("raised", false)) {
-      std::fprintf(stderr, "numeric check: %s raised %s; drawn again\n", programs[i].id.c_str(),
-                   docs[i].value("why", std::string("?")).c_str());
+      if (!quiet())
+        std::fprintf(stderr, "numeric check: %s raised %s; drawn again\n", programs[i].id.c_str(),
+                     docs[i].value("why", std::string("?")).c_str());
     }
   }
   return flagged;
@@ -166,7 +167,7 @@ void run_synth(const SynthArgs& a) {
       all.insert(all.end(), records.begin(), records.end());
     }
     write_jsonl((fs::path(a.suite) / "suite.jsonl").string(), all);
-    std::fprintf(stderr, "wrote %zu programs to %s\n", all.size(), a.suite.c_str());
+    if (!quiet()) std::fprintf(stderr, "wrote %zu programs to %s\n", all.size(), a.suite.c_str());
     if (a.numeric_check) print_numeric_redraws(all);
     return;
   }
@@ -197,8 +198,9 @@ void run_synth(const SynthArgs& a) {
   write_jsonl(a.out, records);
   if (!a.emit_dir.empty()) write_programs(a.emit_dir, records);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "wrote %zu programs to %s in %.2f s (%.0f programs/s, %d jobs)\n",
-               records.size(), a.out.c_str(), s, records.size() / std::max(s, 1e-9), o.jobs);
+  if (!quiet())
+    std::fprintf(stderr, "wrote %zu programs to %s in %.2f s (%.0f programs/s, %d jobs)\n",
+                 records.size(), a.out.c_str(), s, records.size() / std::max(s, 1e-9), o.jobs);
   if (a.numeric_check) print_numeric_redraws(records);
   // Uniformity holds over structures whose shapes fit the preset; say how many did not.
   if (o.dist != Distribution::Uniform) return;
@@ -406,10 +408,11 @@ void print_numeric_redraws(const std::vector<ProgramRecord>& records) {
     programs += r.numeric_redraws > 0;
     redraws += r.numeric_redraws;
   }
-  std::fprintf(stderr,
-               "the numeric check drew %d of %zu programs again (%d redraws in all): their "
-               "output did not change with their inputs\n",
-               programs, records.size(), redraws);
+  if (!quiet())
+    std::fprintf(stderr,
+                 "the numeric check drew %d of %zu programs again (%d redraws in all): their "
+                 "output did not change with their inputs\n",
+                 programs, records.size(), redraws);
 }
 
 void add_synth_commands(CLI::App& app) {

@@ -73,3 +73,18 @@ def test_import_of_an_emitted_program_gives_the_graph_back(tmp_path):
 def test_check_summarizes_the_graph():
     out = drtriton("check", "examples/conv_relu_scale.ir").stdout
     assert out.splitlines()[-1].startswith("# ok: 1 inputs, 1 params, 3 nodes (3 compute)")
+
+
+def test_quiet_and_verbose(tmp_path):
+    """--quiet leaves stderr empty, --verbose adds each step's time; either goes before or
+    after the command's name, and they exclude each other."""
+    program = os.path.join("examples", "mlp_layernorm.py")
+    quiet = drtriton("convert", program, "-o", tmp_path / "q.py", "--no-verify", "--quiet")
+    assert quiet.stderr == "" and (tmp_path / "q.py").exists()
+    normal = drtriton("convert", program, "-o", tmp_path / "n.py", "--no-verify")
+    assert "drtriton convert: " in normal.stderr and "trace " not in normal.stderr
+    loud = drtriton("-v", "convert", program, "-o", tmp_path / "v.py", "--no-verify")
+    assert "  trace " in loud.stderr and "import and compile" in loud.stderr
+    assert (tmp_path / "q.py").read_text() == (tmp_path / "v.py").read_text()
+    both = drtriton("-q", "convert", program, "-v", check=False)
+    assert both.returncode == 2 and "excludes" in both.stderr
