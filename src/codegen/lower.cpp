@@ -160,6 +160,12 @@ class Kernel {
     return product(f);
   }
 
+  // The graph nodes (by index) this kernel computes, for the solution's header.
+  void touch(int node) {
+    if (node >= 0) nodes_.insert(node);
+  }
+  const std::set<int>& nodes() const { return nodes_; }
+
   std::string name() const { return name_; }
   const std::vector<std::string>& pointers() const { return pointers_; }
   const std::set<std::string>& sizes() const { return sizes_; }
@@ -171,6 +177,7 @@ class Kernel {
   std::vector<std::map<std::string, std::string>> memo_{1};
   std::vector<std::string> pointers_;
   std::set<std::string> sizes_;
+  std::set<int> nodes_;
   int indent_ = 1;
   int next_tmp_ = 0;
 };
@@ -261,6 +268,7 @@ class Lowering {
   bool has_param(const Node& n, const std::string& rel) const;
 
   std::string header(const std::string& body);
+  std::string contents() const;
   // The first grid axis's program index: 64-bit when some tensor is too large for 32-bit
   // offsets.
   std::string program_id() const {
@@ -283,6 +291,9 @@ class Lowering {
   std::map<std::string, std::string> param_vars_;       // state key -> forward variable
   std::map<std::string, std::string> recurrent_calls_;  // module and inputs -> results tuple
   int next_buffer_ = 0, library_calls_ = 0;
+  int current_node_ = -1;  // the node being lowered (index), -1 after the last
+  // What each kernel and library call computes: (its name, the nodes), in launch order.
+  std::vector<std::pair<std::string, std::set<int>>> computes_;
   bool int64_index_ = false;
 };
 
@@ -361,6 +372,7 @@ std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
   }
   std::string key = "value " + std::to_string(v) + "[" + join(idx.dims, ",") + "] if " + idx.mask;
   if (const std::string* t = k.find(key)) return *t;
+  k.touch(val.node);
   std::string t = emit_node(k, g_.nodes()[val.node], idx);
   k.remember(key, t);
   return t;
@@ -710,6 +722,8 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
   }
   if (options_.knobs.num_warps > 0)
     args.push_back("num_warps=" + std::to_string(options_.knobs.num_warps));
+  k.touch(current_node_);
+  computes_.push_back({k.name(), k.nodes()});
   std::ostringstream src;
   src << "@triton.jit\ndef " << k.name() << "(" << join(params, ", ") << "):\n";
   for (const std::string& l : k.body()) src << l << "\n";
@@ -803,6 +817,7 @@ void Lowering::lower_anchor(const Node& n) {
     default: throw IrError("codegen: no lowering for " + n.schema().name);
   }
   std::string var = "lib" + std::to_string(library_calls_++);
+  computes_.push_back({var, {current_node_}});
   forward_.push_back(var + " = " + call + ".contiguous()");
   if (n.op == Op::Addmm || has_param(n, "bias")) {
     raw_[out] = var;  // the node's value is an expression: this plus the bias
@@ -839,6 +854,7 @@ void Lowering::lower_recurrent(const Node& n) {
     std::string hx = states == 2 ? "[" + ins[1] + ", " + ins[2] + "]" : ins[1];
     auto flag = [&](const char* name) { return attr_bool(n.attrs, name) ? "True" : "False"; };
     std::string var = "lib" + std::to_string(library_calls_++);
+    computes_.push_back({var, {current_node_}});
     forward_.push_back(var + " = " + fn + "(" + x + ", " + hx + ", [" + join(weights, ", ") +
                        "], " + flag("bias") + ", " +
                        std::to_string(attr_int(n.attrs, "num_layers")) + ", " +
@@ -1483,6 +1499,7 @@ GeneratedSolution Lowering::run() {
   for (ValueId v : g_.outputs()) users_[v]++;
 
   for (const Node& n : g_.nodes()) {
+    current_node_ = static_cast<int>(&n - g_.nodes().data());
     switch (n.schema().category) {
       case Category::Anchor: n.op == Op::Sdpa ? lower_attention(n) : lower_anchor(n); break;
       case Category::Reduction:
@@ -1503,6 +1520,7 @@ GeneratedSolution Lowering::run() {
       materialize(n.output);
     }
   }
+  current_node_ = -1;
   std::vector<std::string> returns;
   std::set<std::string> returned;
   for (ValueId v : g_.outputs()) {
@@ -1543,12 +1561,49 @@ GeneratedSolution Lowering::run() {
   return solution;
 }
 
+// The header's table of contents: what the solution assumes, then each kernel and library
+// call with the operators it computes and the program lines they come from.
+std::string Lowering::contents() const {
+  std::ostringstream s;
+  s << "# Forward only (no autograd); the sizes the program does not fix are read at run time.\n"
+       "# What each kernel and library call computes (operators, with their modules), and the\n"
+       "# program's lines they come from:\n";
+  size_t width = 0;
+  for (const auto& [name, nodes] : computes_) width = std::max(width, name.size());
+  for (const auto& [name, nodes] : computes_) {
+    std::vector<std::string> ops;
+    std::set<int> lines;
+    for (int i : nodes) {
+      const Node& n = g_.nodes()[i];
+      std::string op = n.schema().name + (n.module.empty() ? "" : " self." + n.module);
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+      size_t colon = n.source.rfind(':');
+      if (colon != std::string::npos && is_integer(n.source.substr(colon + 1)))
+        lines.insert(std::stoi(n.source.substr(colon + 1)));
+    }
+    if (ops.size() > 8) {
+      size_t more = ops.size() - 7;
+      ops.resize(7);
+      ops.push_back("and " + std::to_string(more) + " more");
+    }
+    std::string what = ops.empty() ? "a copy" : join(ops, ", ");
+    if (name.rfind("lib", 0) == 0) what += " (library call)";
+    std::vector<std::string> numbers;
+    for (int l : lines) numbers.push_back(std::to_string(l));
+    std::string where = numbers.empty()       ? ""
+                        : numbers.size() == 1 ? "; line " + numbers[0]
+                                              : "; lines " + join(numbers, ", ");
+    s << "#   " << name << std::string(width - name.size(), ' ') << "  " << what << where << "\n";
+  }
+  return s.str();
+}
+
 // The imports, and the host helpers that `body` calls: a solution carries no dead code.
 std::string Lowering::header(const std::string& body) {
   std::ostringstream s;
   s << "# Generated by drtriton convert (the built-in compiler)";
   if (!options_.source_name.empty()) s << " from " << options_.source_name;
-  s << ".\n";
+  s << ".\n" << contents();
   s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
        "import triton.language as tl\n";
   if (!options_.init_support.empty()) s << "\n\n" << options_.init_support << "\n";

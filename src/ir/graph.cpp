@@ -118,7 +118,7 @@ ValueId Graph::add_node(Op op, const std::vector<ValueId>& inputs, Attrs attrs,
     if (!module.empty() && schema.torch_module.empty()) {
       throw IrError("has no module form, so it cannot name module \"" + module + "\"");
     }
-    Node node{op, inputs, std::move(attrs), module, -1};
+    Node node{op, inputs, std::move(attrs), module, -1, source_};
     check_module_name(node);
     TensorType out = schema.infer_shape(types, node.attrs);
     std::string out_name = name.empty() ? std::to_string(next_number_++) : name;

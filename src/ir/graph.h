@@ -50,6 +50,7 @@ struct Node {
   Attrs attrs;         // complete: every attribute of the op, defaults filled in
   std::string module;  // the nn.Module attribute name; "" for a functional call
   ValueId output = -1;
+  std::string source;  // "program.py:12": the line it was traced from; "" if unknown
 
   const OpSchema& schema() const { return op_schema(op); }
 };
@@ -65,6 +66,8 @@ class Graph {
   void set_outputs(const std::vector<ValueId>& outputs);
   // Throws IrError when `dims` does not have the value's rank.
   void set_sym_shape(ValueId id, std::vector<std::string> dims);
+  // The source line of the nodes added from now on ("program.py:12"; "" for none).
+  void set_source(std::string source) { source_ = std::move(source); }
 
   const Value& value(ValueId id) const { return values_.at(id); }
   const std::vector<Value>& values() const { return values_; }
@@ -92,6 +95,7 @@ class Graph {
   std::vector<Node> nodes_;
   std::vector<ValueId> inputs_, params_, outputs_;
   int next_number_ = 0;
+  std::string source_;
 };
 
 // Is this a valid value name: [A-Za-z0-9_]+ (module names may also contain dots)?

@@ -743,6 +743,7 @@ Graph import_traced(const json& traced) {
       poisoned.insert(name);
       continue;
     }
+    g.set_source(text_of(n, "line"));  // the nodes made for this call carry its line
     try {
       Mapped m;
       bool composed = false;  // a call pytorch_decompose builds from several nodes
@@ -881,6 +882,7 @@ Graph import_traced(const json& traced) {
     }
   }
 
+  g.set_source("");
   std::vector<ValueId> outs;
   for (const json& o : traced["outputs"]) {
     std::string ref = o.is_object() ? o.value("ref", "") : "";

@@ -30,8 +30,13 @@ def build_prompt(program_source: str) -> str:
 
 def format_answer(solution_source: str, eos: str = EOS_TOKEN) -> str:
     """The target completion: the solution as one fenced block, then the end marker (a
-    foreign tokenizer passes its own `eos_token`)."""
-    solution = solution_source.rstrip("\n")
+    foreign tokenizer passes its own `eos_token`). The comment lines the solution starts
+    with are left out: the compiler's header is for people (what each kernel computes, from
+    which lines), tokens a model would have to write for nothing."""
+    lines = solution_source.rstrip("\n").split("\n")
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    solution = "\n".join(lines)
     return f"```python\n{solution}\n```\n{eos}"
 
 
