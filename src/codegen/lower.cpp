@@ -73,6 +73,14 @@ std::string state_attribute(const StateEntry& e) {
   return path;
 }
 
+// `a + b` and `a * f` for integers b and f, without the no-ops (+ 0, - 0, * 1).
+std::string offset_by(const std::string& a, int64_t b) {
+  return b == 0 ? a : b > 0 ? a + " + " + std::to_string(b) : a + " - " + std::to_string(-b);
+}
+std::string scaled(const std::string& a, int64_t f) {
+  return f == 1 ? a : a + " * " + std::to_string(f);
+}
+
 std::string tuple(const std::vector<std::string>& items) {
   return items.size() == 1 ? "(" + items[0] + ",)" : "(" + join(items, ", ") + ")";
 }
@@ -214,6 +222,11 @@ std::string linearize(Kernel& k, const std::vector<std::string>& idx,
 
 std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
                     const std::string& mask, const std::string& other);
+
+// A variable holding `expr`: the expression itself when it is one already.
+std::string named(Kernel& k, const std::string& expr) {
+  return is_identifier(expr) ? expr : k.assign(expr);
+}
 
 // ---- The lowering ----------------------------------------------------------------------
 
@@ -610,11 +623,11 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
     int64_t ks = attr_ints(n.attrs, "kernel_size")[d];
     int64_t st = attr_ints(n.attrs, "stride")[d];
     int64_t pad = attr_ints(n.attrs, "padding")[d];
-    start[d] = k.assign(o + " * " + std::to_string(st) + " - " + std::to_string(pad));
+    start[d] = named(k, offset_by(scaled(o, st), -pad));
     window[d] = ks;
     if (!is_max) {
-      std::string end = k.assign("tl.minimum(" + start[d] + " + " + std::to_string(ks) + ", " +
-                                 len + " + " + std::to_string(pad) + ")");
+      std::string end =
+          k.assign("tl.minimum(" + offset_by(start[d], ks) + ", " + offset_by(len, pad) + ")");
       size_incl[d] = k.assign(end + " - " + start[d]);
       stop[d] = k.assign("tl.minimum(" + end + ", " + len + ")");
     }
@@ -631,7 +644,7 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
       int64_t off = rest % window[d];
       rest /= window[d];
       int64_t dil = is_max ? attr_ints(n.attrs, "dilation")[d] : 1;
-      std::string pos = k.assign(start[d] + " + " + std::to_string(off * dil));
+      std::string pos = named(k, offset_by(start[d], off * dil));
       std::string len = k.size(ishape[first + d]);
       conds.push_back("(" + pos + " >= 0)");
       conds.push_back(adaptive || !is_max ? "(" + pos + " < " + stop[d] + ")"
@@ -1067,8 +1080,8 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
               kk.assign(p[2] + " / (COLS - 1)")};
     }
     if (what == "var" || what == "std") {
-      std::string corr = std::to_string(attr_int(n.attrs, "correction"));
-      std::string var = kk.assign(p[2] + " / tl.maximum(COLS - " + corr + ", 0)");
+      std::string count = offset_by("COLS", -attr_int(n.attrs, "correction"));
+      std::string var = kk.assign(p[2] + " / tl.maximum(" + count + ", 0)");
       return {what == "std" ? kk.assign("tl.sqrt_rn(" + var + ")") : var};
     }
     return p;
