@@ -95,6 +95,11 @@ struct Index {
   std::string mask;
   std::string linear;
   std::vector<std::string> linear_shape;  // the shape `linear` enumerates
+  // Inside a pooling window: the mask without the window's bounds, and the index
+  // expressions that are the same at every window position. A load indexed by those alone
+  // (a per-channel bias) is one load under the outer mask, not one per position.
+  std::string outer_mask;
+  std::set<std::string> invariant;
 };
 
 // How one operand of the forward is held: a tensor variable in the forward, or nothing
@@ -223,6 +228,16 @@ std::string linearize(Kernel& k, const std::vector<std::string>& idx,
 std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
                     const std::string& mask, const std::string& other);
 
+// The mask of a load indexed by `dims`: inside a pooling window, the outer mask when every
+// dim is the same at each position (Index::invariant), so that one load serves them all.
+std::string load_mask(const Index& idx, const std::vector<std::string>& dims) {
+  bool same =
+      !idx.outer_mask.empty() && std::all_of(dims.begin(), dims.end(), [&](const std::string& d) {
+        return is_integer(d) || idx.invariant.count(d) > 0;
+      });
+  return same ? idx.outer_mask : idx.mask;
+}
+
 // A variable holding `expr`: the expression itself when it is one already.
 std::string named(Kernel& k, const std::string& expr) {
   return is_identifier(expr) ? expr : k.assign(expr);
@@ -342,7 +357,8 @@ std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const I
   std::vector<std::string> shape = shape_of(v);
   std::string offset =
       !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
-  return load_at(k, var, offset, idx.mask, is_floating(g_.value(v).type.dtype) ? "0.0" : "0");
+  return load_at(k, var, offset, load_mask(idx, idx.dims),
+                 is_floating(g_.value(v).type.dtype) ? "0.0" : "0");
 }
 
 // Every load of a kernel goes through here: one per element and mask (later reads reuse it).
@@ -364,7 +380,7 @@ std::string load_at(Kernel& k, const std::string& var, const std::string& offset
 Index Lowering::broadcast_index(ValueId in, ValueId out, const Index& idx) {
   const Shape& si = g_.value(in).type.shape;
   const Shape& so = g_.value(out).type.shape;
-  Index r{{}, idx.mask, "", {}};
+  Index r{{}, idx.mask, "", {}, idx.outer_mask, idx.invariant};
   size_t lead = so.size() - si.size();
   for (size_t d = 0; d < si.size(); ++d) {
     r.dims.push_back(si[d] == 1 && so[d + lead] != 1 ? "0" : idx.dims[d + lead]);
@@ -436,17 +452,18 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     // The bias is per output feature (a Linear's last dim) or per channel (dim 1).
     std::string bias = param_var(n, "bias");
     int channel = n.op == Op::Linear ? static_cast<int>(idx.dims.size()) - 1 : 1;
-    std::string b = load_at(k, bias, idx.dims[channel], idx.mask, "0.0");
+    std::string b = load_at(k, bias, idx.dims[channel], load_mask(idx, {idx.dims[channel]}), "0.0");
     return k.assign(acc + " + " + b);
   }
   if (s.category == Category::Normalization) {
     ValueId x = n.inputs[0];
     std::string xv = emit(k, x, idx);
     const ReducePlan& plan = plans_.at(out);
-    std::string row = linearize(k, plan.row_of(idx.dims), plan.kept);
+    std::vector<std::string> row_dims = plan.row_of(idx.dims);
+    std::string row = linearize(k, row_dims, plan.kept);
     std::vector<std::string> st;
     for (const std::string& var : stats_.at(out))
-      st.push_back(load_at(k, var, row, idx.mask, "1.0"));
+      st.push_back(load_at(k, var, row, load_mask(idx, row_dims), "1.0"));
     if (n.op == Op::Softmax) return k.assign("tl.exp(" + xv + " - " + st[0] + ") / " + st[1]);
     if (n.op == Op::LogSoftmax) {
       return k.assign(xv + " - " + st[0] + " - tl.log(" + st[1] + ")");
@@ -472,7 +489,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         pshape = {shape_of(out)[1]};
       }
       std::string off = linearize(k, pdims, pshape);
-      std::string pv = load_at(k, var, off, idx.mask, "0.0");
+      std::string pv = load_at(k, var, off, load_mask(idx, pdims), "0.0");
       y = k.assign(rel == "weight" ? y + " * " + pv : y + " + " + pv);
     }
     return y;
@@ -635,9 +652,19 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   int64_t positions = 1;
   for (int64_t w : window) positions *= w;
   std::string acc;
+  // The dims outside the window are the same at every position (and, in a window inside
+  // another, only those the outer one kept).
+  std::set<std::string> invariant;
+  for (size_t d = 0; d < idx.dims.size(); ++d) {
+    bool pooled = static_cast<int>(d) >= first && static_cast<int>(d) < first + sp;
+    if (!pooled && (idx.outer_mask.empty() || idx.invariant.count(idx.dims[d])))
+      invariant.insert(idx.dims[d]);
+  }
   for (int64_t p = 0; p < positions; ++p) {
     Index r = idx;
     r.linear.clear();
+    r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
+    r.invariant = invariant;
     std::vector<std::string> conds;
     int64_t rest = p;
     for (int d = sp - 1; d >= 0; --d) {
