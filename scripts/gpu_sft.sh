@@ -72,7 +72,7 @@ echo "pairs: $(wc -l < "$WORK/pairs.jsonl")"
 # the trainer runs under DDP; its model is not kept.
 if [ "${DDP_STEPS:-0}" -gt 0 ]; then
   echo "== sft under torchrun: 2 processes, $DDP_STEPS steps"
-  torchrun --standalone --nproc_per_node 2 -m drtriton.learn.sft --model small \
+  python3 -m torch.distributed.run --standalone --nproc_per_node 2 -m drtriton.learn.sft --model small \
     --data "$WORK/pairs.jsonl" --out "$WORK/ddp" --max_len 4096 --batch_size 8 \
     --max_steps "$DDP_STEPS" --eval_every "$DDP_STEPS" --save_every "$DDP_STEPS" \
     > "$OUT/sft_ddp.log" 2>&1
@@ -84,7 +84,7 @@ fi
 GPUS=${GPUS:-1}
 echo "== sft: small model from scratch, $TRAIN_MINUTES min, $GPUS GPU(s)"
 if [ "$GPUS" -gt 1 ]; then
-  launch=(torchrun --standalone --nproc_per_node "$GPUS" -m drtriton.learn.sft)
+  launch=(python3 -m torch.distributed.run --standalone --nproc_per_node "$GPUS" -m drtriton.learn.sft)
 else
   launch=(python3 -m drtriton.learn.sft)
 fi
