@@ -29,20 +29,7 @@ SEED=${SEED:-0}
 WORK=/tmp/drtriton-rl
 mkdir -p "$WORK/drpo" "$WORK/grpo"
 
-# KV_CACHE=static: compiled decoding in the sampler; auto (the default) measures both on the
-# warm-up checkpoint first (bench/sample_speed.py, about 2 minutes) and takes static when it
-# samples at least 1.2 times as fast.
-KV_CACHE=${KV_CACHE:-auto}
-if [ "$KV_CACHE" = auto ]; then
-  echo "== sampling speed, dynamic against static KV cache"
-  build/drtriton synth --suite "$WORK/speed" --size "$RL_SIZE" --count 8 > /dev/null 2>&1
-  python3 bench/sample_speed.py --ckpt "$CKPT" --suite "$WORK/speed/suite.jsonl" --programs 16 \
-    --samples 4 --max-new-tokens 384 2>&1 | grep -v "Loading weights" | tail -5 | tee "$OUT/sample_speed.txt"
-  ratio=$(sed -n 's/^static \/ dynamic sampling speed: \([0-9.]*\)x.*/\1/p' "$OUT/sample_speed.txt")
-  KV_CACHE=dynamic
-  awk -v r="${ratio:-0}" 'BEGIN { exit !(r >= 1.2) }' && KV_CACHE=static
-  echo "kv cache: $KV_CACHE"
-fi
+source scripts/gpu_kv_cache.sh "$CKPT"  # sets KV_CACHE (auto: the faster of two)
 
 echo "== rl: drpo and grpo twins, $RL_MINUTES min each, side by side"
 for algo in drpo grpo; do

@@ -106,35 +106,4 @@ cp "$MODEL"/*.json "$MODEL"/*.safetensors "$WORK/ckpt/metrics.jsonl" "$WORK/ckpt
 tar -cf "$WORK/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$WORK/ckpt.tar"
 split -b 15M -d "$WORK/ckpt.tar" "$OUT/ckpt.tar.part"
 
-echo "== held-out suites"
-# The suites at the size of the training programs (EVAL_SIZES, default tiny: constants
-# like those the model saw) and at bench sizes (channels and features it may never have
-# seen: how far copying the program's constants transfers).
-EVAL_SIZES=${EVAL_SIZES:-tiny bench}
-for size in $EVAL_SIZES; do
-  build/drtriton synth --suite "$WORK/suite_$size" --size "$size" --count "$EVAL_PROGRAMS" \
-    --numeric-check > /dev/null 2>&1
-done
-# The synthetic suites of difficulty 1, 2 and 5 per size, and the hand-written programs of the
-# repo that the compiler solves (examples/, tests/python/programs/): one JSONL each.
-python3 - "$WORK" $EVAL_SIZES <<'PY'
-import glob, json, os, sys
-work = sys.argv[1]
-for size in sys.argv[2:]:
-    rows = [json.loads(line) for line in open(f"{work}/suite_{size}/suite.jsonl")]
-    for d in (1, 2, 5):
-        with open(f"{work}/d{d}_{size}.jsonl", "w") as f:
-            f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
-real = sorted(glob.glob("examples/*.py") + glob.glob("tests/python/programs/convert/*.py"))
-real += [f"tests/python/programs/{n}.py" for n in ("conv_bn_relu", "gpu_sized", "linear_gelu")]
-with open(f"{work}/real.jsonl", "w") as f:
-    for path in real:
-        f.write(json.dumps({"id": path, "pytorch": open(path).read()}) + "\n")
-PY
-# The call may run 10 minutes: the evaluation gets what is left of 570 s from the start.
-eval_s=$(( 570 - ($(date +%s) - START_S) ))
-echo "held-out suites written at $(( $(date +%s) - START_S )) s; evaluation gets $eval_s s"
-timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$MODEL" --samples "$SAMPLES" --binary build/drtriton \
-  --kv-cache "${KV_CACHE:-dynamic}" --device cuda --workers 14 --batch-size 512 --out "$OUT/eval.json" \
-  $(for size in $EVAL_SIZES; do for d in 1 2 5; do echo --suite "$WORK/d${d}_$size.jsonl"; done; done) \
-  --suite "$WORK/real.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -12
+source scripts/gpu_eval.sh  # the held-out suites, MODEL evaluated

@@ -153,6 +153,7 @@ def main(argv=None):
         more = policy.generate(sources, sampled, args.temperature, args.top_p,
                                args.max_new_tokens, batch_size, seed=args.seed)
         completions = [mine + extra for mine, extra in zip(completions, more)]
+    policy.close()
     sampled_at = time.time()
     print(f"evaluate: {sum(map(len, completions))} completions of {len(tasks)} programs sampled "
           f"in {sampled_at - started:.0f} s; verifying", file=sys.stderr, flush=True)

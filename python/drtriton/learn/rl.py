@@ -248,6 +248,8 @@ class Trainer:
                                        pad_token_id=self.tokenizer.pad_token_id,
                                        eos_token_id=self.tokenizer.eos_token_id,
                                        **cache_options(self.cfg.kv_cache), **sampling)
+        if self.env.device.type == "cuda":
+            torch.cuda.empty_cache()  # the KV cache's blocks, for the verifier's workers
         start = batch["input_ids"].shape[1]
         completion = ids[:, start:]
         ended = (completion == self.tokenizer.eos_token_id).int().cumsum(-1)

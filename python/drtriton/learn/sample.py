@@ -43,6 +43,13 @@ class ModelPolicy:
         self.model = AutoModelForCausalLM.from_pretrained(ckpt_dir, dtype=dtype)
         self.model.to(self.device).eval()
 
+    def close(self):
+        """Frees the model and the sampler's cached GPU memory: the verifier's workers judge
+        on the same GPU next, and the KV caches of a large batch held over 100 GB there."""
+        self.model = None
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+
     @torch.no_grad()
     def generate(self, program_sources: list[str], samples: int = 1, temperature: float = 1.0,
                  top_p: float = 1.0, max_new_tokens: int = 2048, batch_size: int = 32,
