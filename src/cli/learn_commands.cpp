@@ -483,7 +483,10 @@ void add_learn_commands(CLI::App& app) {
        "its flags)"}};
   for (const auto& [name, help] : trainers) {
     auto* trainer = train->add_subcommand(name, help);
+    // Every argument after the trainer's name is the Python trainer's, none the parent's
+    // (-q and -v go before `train`).
     trainer->prefix_command();
+    trainer->fallthrough(false);
     trainer->set_help_flag();
     trainer->callback([trainer, module = std::string("drtriton.learn.") + name] {
       int status = run_python_module(module, trainer->remaining());

@@ -49,7 +49,9 @@ def test_a_model_that_learned_the_pair_writes_a_verified_solution(trained):
     assert r.returncode == 0, r.stderr[-3000:]
     verdict = json.loads(r.stdout)
     assert verdict["passed"], verdict["reason"]
-    assert (work / "answer.py").read_text().rstrip("\n") == pair["solution"].rstrip("\n")
+    # the solution as learned: without the compiler's header (its leading comment lines)
+    learned = pair["solution"][pair["solution"].index("\nimport torch") + 1:]
+    assert (work / "answer.py").read_text().rstrip("\n") == learned.rstrip("\n")
 
 
 def test_train_passes_flags_and_failures_through(trained):
