@@ -1725,30 +1725,24 @@ std::string Lowering::model_class() {
   std::vector<std::string> names;
   for (ValueId v : g_.inputs()) names.push_back(python_name(g_.value(v).name));
   s << "\n    def forward(self" << (names.empty() ? "" : ", " + join(names, ", ")) << "):\n";
+  // Each size symbol is read once, from the first tensor that has it as a dim: the inputs,
+  // then the parameters and buffers (channels, features), so that the solution is the same
+  // text whatever the program's sizes.
   std::set<std::string> bound;
+  auto bind = [&](const std::vector<std::string>& sym_shape, const std::string& tensor) {
+    for (int d = 0; d < static_cast<int>(sym_shape.size()); ++d) {
+      const std::string& sym = sym_shape[d];
+      if (is_identifier(sym) && bound.insert(sym).second)
+        s << "        " << sym << " = " << tensor << ".shape[" << d << "]\n";
+    }
+  };
   for (ValueId v : g_.inputs()) {
     const Value& val = g_.value(v);
     std::string name = python_name(val.name);
     s << "        " << name << " = " << name << ".contiguous()\n";
-    for (int d = 0; d < static_cast<int>(val.sym_shape.size()); ++d) {
-      const std::string& e = val.sym_shape[d];
-      if (is_identifier(e) && !bound.count(e)) {
-        s << "        " << e << " = " << name << ".shape[" << d << "]\n";
-        bound.insert(e);
-      }
-    }
+    bind(val.sym_shape, name);
   }
-  // Sizes of the parameters and buffers (channels, features) are read from the tensors
-  // ModelNew holds, so that the solution is the same text whatever the program's sizes.
-  for (const StateEntry& e : options_.state) {
-    for (int d = 0; d < static_cast<int>(e.sym_shape.size()); ++d) {
-      const std::string& sym = e.sym_shape[d];
-      if (is_identifier(sym) && !bound.count(sym)) {
-        s << "        " << sym << " = " << state_attribute(e) << ".shape[" << d << "]\n";
-        bound.insert(sym);
-      }
-    }
-  }
+  for (const StateEntry& e : options_.state) bind(e.sym_shape, state_attribute(e));
   std::string device =
       g_.inputs().empty() ? "\"cuda\"" : python_name(g_.value(g_.inputs()[0]).name) + ".device";
   s << "        device = " << device << "\n";
