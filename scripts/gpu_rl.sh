@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # DRPO against GRPO from one warm-up checkpoint, on the device machine, within one call:
 #   1. build (scripts/gpu_build.sh, carry .deps),
-#   2. the twin runs side by side on the one GPU, same seed, same budget (RL_MINUTES each),
-#      each with its own `drtriton serve` (WORKERS workers); they differ only in --algo,
-#   3. the warm-up and both results evaluated on the held-out suites of difficulty 1 and 2
-#      (EVAL_PROGRAMS programs each, SAMPLES samples, the first greedy) in one pass each,
-# then prints one table. $OUT gets rl_drpo.tar and rl_grpo.tar (metrics.jsonl, metrics.png,
-# rl_config.json, the log; not the weights) and eval_*.json. EVAL=0 gives the whole call to
-# RL and sends both policies back instead (bf16, policies.tar.partNN), for an evaluation
-# in a call of its own.
-#   here:  carry the warm-up checkpoint (a save_pretrained directory, at most 48 MB) in .data/
-#   there: CKPT=.data/ckpt bash scripts/gpu_rl.sh        (carry .deps, .data)
+#   2. the twin runs side by side on the one GPU, same seed (SEED), same budget (RL_MINUTES
+#      each, start-up included), each with its own `drtriton serve` (WORKERS workers); they
+#      differ only in --algo. The curriculum is --levels LEVELS, promoting at PROMOTE_AT,
+#   3. the held-out suites of difficulty 1 and 2 (`drtriton synth --suite`, fixed seeds,
+#      never trained on; EVAL_PROGRAMS each at RL_SIZE), answered by the warm-up (unless
+#      EVAL_WARMUP=0) and by both results, in parallel, SAMPLES samples per program (the
+#      first greedy), each judged by its own service: correct and faster-than-eager shares,
+# then prints one table. $OUT gets rl_drpo.tar.gz and rl_grpo.tar.gz (metrics.jsonl,
+# samples.jsonl, metrics.png, rl_config.json, the log; not the weights) and eval_NAME.json.
+#   here:  the warm-up checkpoint (a save_pretrained directory) in .data/
+#   there: CKPT=.data/ckpt_v4/ckpt SEED=0 bash scripts/gpu_rl.sh        (carry .deps, .data/ckpt_v4)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
@@ -19,50 +20,33 @@ source scripts/gpu_build.sh
 
 CKPT=${CKPT:?CKPT= names the warm-up checkpoint directory}
 RL_MINUTES=${RL_MINUTES:-4}
-PROMPTS=${PROMPTS:-8}
-# The size preset of the training prompts and of the held-out suites.
-RL_SIZE=${RL_SIZE:-small}
+PROMPTS=${PROMPTS:-4}
+GROUP=${GROUP:-8}
+LR=${LR:-1e-4}
+LEVELS=${LEVELS:-1,2}
+PROMOTE_AT=${PROMOTE_AT:-0.5}
+# The size preset of the training prompts and of the held-out suites: at bench sizes a
+# kernel has work enough to be faster than eager, so the speed reward means something.
+RL_SIZE=${RL_SIZE:-bench}
 EVAL_PROGRAMS=${EVAL_PROGRAMS:-20}
 SAMPLES=${SAMPLES:-4}
 WORKERS=${WORKERS:-7}
 SEED=${SEED:-0}
+KV_CACHE=${KV_CACHE:-dynamic}  # static measured 1.06x (sft_h200.md): not worth compiling
 WORK=/tmp/drtriton-rl
 mkdir -p "$WORK/drpo" "$WORK/grpo"
 
-source scripts/gpu_kv_cache.sh "$CKPT"  # sets KV_CACHE (auto: the faster of two)
-
-echo "== rl: drpo and grpo twins, $RL_MINUTES min each, side by side"
+echo "== rl: drpo and grpo twins, seed $SEED, $RL_MINUTES min each, side by side"
 for algo in drpo grpo; do
   python3 -m drtriton.learn.rl --model "$CKPT" --out "$WORK/$algo" --algo "$algo" \
-    --levels 1,2 --promote_at 0.5 --group 8 --prompts "$PROMPTS" --size "$RL_SIZE" --lr 1e-5 \
-    --max_new_tokens 1536 --temperature 1.0 --eval_every 5 --eval_programs 16 \
-    --max_steps 100000 --max_minutes "$RL_MINUTES" --workers "$WORKERS" --seed "$SEED" \
-    --kv_cache "$KV_CACHE" --binary build/drtriton > "$WORK/$algo/rl.log" 2>&1 &
+    --levels "$LEVELS" --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" \
+    --size "$RL_SIZE" --lr "$LR" --max_new_tokens 1536 --temperature 1.0 --eval_every 6 \
+    --eval_programs 16 --max_steps 100000 --max_minutes "$RL_MINUTES" --workers "$WORKERS" \
+    --seed "$SEED" --kv_cache "$KV_CACHE" --binary build/drtriton > "$WORK/$algo/rl.log" 2>&1 &
 done
-wait
-for algo in drpo grpo; do
-  echo "-- $algo"; grep "^rl: " "$WORK/$algo/rl.log" | tail -4
-  tar -cf "$OUT/rl_$algo.tar" -C "$WORK/$algo" metrics.jsonl metrics.png rl_config.json rl.log
-done
-if [ "${EVAL:-1}" = 0 ]; then
-  # The whole call went to RL: both policies go back for an evaluation call of their own,
-  # in bf16 (20 MB each) and in 15 MB parts (files come back at up to 16 MiB each):
-  # here, cat policies.tar.part* | tar -x.
-  python3 - "$WORK" <<'PY'
-import sys, torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
-work = sys.argv[1]
-for algo in ("drpo", "grpo"):
-    model = AutoModelForCausalLM.from_pretrained(f"{work}/{algo}", torch_dtype=torch.bfloat16)
-    model.save_pretrained(f"{work}/ship/{algo}")
-    AutoTokenizer.from_pretrained(f"{work}/{algo}").save_pretrained(f"{work}/ship/{algo}")
-PY
-  tar -cf "$WORK/policies.tar" -C "$WORK/ship" drpo grpo && split -b 15M -d "$WORK/policies.tar" "$OUT/policies.tar.part"
-  exit 0
-fi
-
-echo "== held-out suites"
-build/drtriton synth --suite "$WORK/suite" --size "$RL_SIZE" --count "$EVAL_PROGRAMS" --numeric-check > /dev/null 2>&1
+# the held-out suites meanwhile (CPU only)
+build/drtriton synth --suite "$WORK/suite" --size "$RL_SIZE" --count "$EVAL_PROGRAMS" \
+  --numeric-check > /dev/null 2>&1
 python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
@@ -71,13 +55,35 @@ for d in (1, 2):
     with open(f"{work}/d{d}.jsonl", "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
 PY
-for name in warmup drpo grpo; do
-  model=$CKPT; [ "$name" = warmup ] || model=$WORK/$name
-  # The call may run 10 minutes: each evaluation gets a third of what is left of 570 s.
-  left_s=$(( 570 - ($(date +%s) - START_S) ))
-  case $name in warmup) eval_s=$((left_s / 3)) ;; drpo) eval_s=$((left_s / 2)) ;; *) eval_s=$left_s ;; esac
-  echo "-- $name ($eval_s s)"
-  timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" --binary build/drtriton \
-    --kv-cache "$KV_CACHE" --device cuda --workers 14 --batch-size 512 --out "$OUT/eval_$name.json" \
-    --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" 2>&1 | grep -v "^drtriton serve" | tail -5
+wait
+for algo in drpo grpo; do
+  echo "-- $algo"; grep "^rl: " "$WORK/$algo/rl.log" | tail -3
+  tar -czf "$OUT/rl_$algo.tar.gz" -C "$WORK/$algo" metrics.jsonl samples.jsonl metrics.png rl_config.json rl.log
 done
+
+names="drpo grpo"; [ "${EVAL_WARMUP:-1}" = 0 ] || names="warmup $names"
+eval_s=$(( ${CALL_S:-580} - ($(date +%s) - START_S) ))  # CALL_S: the call's time limit
+echo "== held-out suites: $names in parallel, $eval_s s"
+for name in $names; do
+  model=$CKPT; [ "$name" = warmup ] || model=$WORK/$name
+  timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" \
+    --binary build/drtriton --kv-cache "$KV_CACHE" --max-new-tokens 1536 --device cuda \
+    --workers 4 --compile-timeout 30 --run-timeout 90 --batch-size 512 --out "$OUT/eval_$name.json" \
+    --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" > "$WORK/eval_$name.log" 2>&1 &
+done
+wait
+python3 - "$OUT" $names <<'PY'
+import json, os, sys
+out, names = sys.argv[1], sys.argv[2:]
+print(f"{'policy':<8}{'suite':<6}{'programs':>9}{'first correct':>15}{'first faster':>14}"
+      f"{'all correct':>13}{'all faster':>12}")
+for name in names:
+    path = f"{out}/eval_{name}.json"
+    if not os.path.exists(path):
+        print(f"{name:<8}(no report: the evaluation ran out of time)")
+        continue
+    for suite, r in json.load(open(path))["suites"].items():
+        print(f"{name:<8}{suite:<6}{r['programs']:>9}{100 * r['first_sample_pass']:>14.1f}%"
+              f"{100 * r['first_sample_faster']:>13.1f}%{100 * r['sample_pass']:>12.1f}%"
+              f"{100 * r['sample_faster']:>11.1f}%")
+PY

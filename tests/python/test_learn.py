@@ -330,9 +330,10 @@ def test_evaluate_untrained_model_is_all_unparsed(trained, pairs_file, capsys, t
         assert (report["programs"], report["samples_per_program"]) == (2, 2)
         assert report["pass_at_n"] == 0 and report["rejected_by_stage"]["unparsed"] == 4
     head, *rows = capsys.readouterr().out.splitlines()[:3]
-    assert head.split() == ["suite", "programs", "first", "sample", "pass@2", "unparsed"]
-    assert [row.split() for row in rows] == [["suite", "2", "0.0%", "0.0%", "4"],
-                                             ["again", "2", "0.0%", "0.0%", "4"]]
+    assert head.split() == ["suite", "programs", "first", "sample", "faster", "pass@2", "all",
+                            "samples", "faster", "unparsed"]
+    assert [row.split() for row in rows] == [["suite", "2"] + ["0.0%"] * 5 + ["4"],
+                                             ["again", "2"] + ["0.0%"] * 5 + ["4"]]
 
 
 def test_evaluate_judges_answers_with_the_verifier(pairs):
@@ -345,6 +346,9 @@ def test_evaluate_judges_answers_with_the_verifier(pairs):
     assert first["samples"][1]["outcome"] == "unparsed"
     assert all(s["outcome"] in evaluate.STAGES[1:] and s["reason"] for s in second["samples"])
     assert report["first_sample_pass"] == report["pass_at_n"] == 0.5
-    assert report["samples_passed"] == 1
+    assert report["samples_passed"] == 1 and report["sample_pass"] == 0.25
+    # faster counts passed samples only (the CPU's timings decide whether this one is)
+    assert report["sample_faster"] <= report["sample_pass"]
+    assert report["first_sample_faster"] <= report["first_sample_pass"]
     rejected = report["rejected_by_stage"]
     assert rejected["unparsed"] == 1 and sum(rejected.values()) == 3

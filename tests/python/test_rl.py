@@ -18,8 +18,8 @@ from drtriton.learn.prompt import format_answer  # noqa: E402
 from test_learn import BIN, WRONG_CANDIDATE, pairs, pairs_file, trained  # noqa: E402,F401
 
 
-def records(out):
-    with open(os.path.join(out, rl.METRICS_FILE)) as f:
+def records(out, name=rl.METRICS_FILE):
+    with open(os.path.join(out, name)) as f:
         return [json.loads(line) for line in f]
 
 
@@ -57,6 +57,9 @@ def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
     assert steps[0]["kl"] == pytest.approx(0.0, abs=1e-6)  # the policy starts at the reference
     assert [r["step"] for r in records(out) if "dev_pass" in r] == [1, 2]
     assert os.path.getsize(os.path.join(out, "metrics.png")) > 1000
+    samples = records(out, rl.SAMPLES_FILE)  # each step's 2 completions, judged
+    assert [(s["step"], s["prompt"]) for s in samples] == [(1, 0), (1, 0), (2, 0), (2, 0)]
+    assert all(s["stage"] in ("passed",) + rl.STAGES and "completion" in s for s in samples)
     start = load_file(os.path.join(trained, "model.safetensors"))
     after = load_file(os.path.join(out, "model.safetensors"))
     moved = any(not torch.equal(start[k], after[k]) for k in start)
@@ -67,6 +70,7 @@ def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
     result = rl.train(rl.Config(**{**config, "max_steps": 3}), resume=True)
     assert result["step"] == 3
     assert [r["step"] for r in records(out) if "loss" in r] == [1, 2, 3]
+    assert [s["step"] for s in records(out, rl.SAMPLES_FILE)] == [1, 1, 2, 2, 3, 3]
 
 
 RELU_PROGRAM = '''import torch

@@ -70,6 +70,10 @@ def judge_outcomes(tasks: list[dict], completions: list[list[str]], binary: str,
 
 def make_report(tasks: list[dict], outcomes: list[list[dict]]) -> dict:
     passed = [[o["outcome"] == "passed" for o in samples] for samples in outcomes]
+    # faster than eager: passed, and the verifier's t_eager / t_candidate over 1
+    faster = [[o["outcome"] == "passed" and (o.get("speedup_eager") or 0) > 1 for o in samples]
+              for samples in outcomes]
+    samples = max(sum(map(len, outcomes)), 1)
     rejected = Counter(o["outcome"] for samples in outcomes for o in samples
                        if o["outcome"] != "passed")
     stages = list(STAGES) + sorted(set(rejected) - set(STAGES))  # "none" or a new stage
@@ -80,6 +84,9 @@ def make_report(tasks: list[dict], outcomes: list[list[dict]]) -> dict:
         "first_sample_pass": sum(bool(p) and p[0] for p in passed) / programs,
         "pass_at_n": sum(any(p) for p in passed) / programs,
         "samples_passed": sum(map(sum, passed)),
+        "first_sample_faster": sum(bool(f) and f[0] for f in faster) / programs,
+        "sample_pass": sum(map(sum, passed)) / samples,
+        "sample_faster": sum(map(sum, faster)) / samples,
         "rejected_by_stage": {stage: rejected[stage] for stage in stages},
         "per_program": [{"id": task.get("id"), "samples": samples}
                         for task, samples in zip(tasks, outcomes)],
@@ -90,14 +97,17 @@ def format_table(reports: dict) -> str:
     """One row per suite: programs, first-sample pass, pass@N, rejected samples by stage."""
     n = max(r["samples_per_program"] for r in reports.values())
     stages = [s for s in STAGES if any(r["rejected_by_stage"].get(s) for r in reports.values())]
-    head = ["suite", "programs", "first sample", f"pass@{n}", *stages]
-    rows = [[name, str(r["programs"]), f"{100 * r['first_sample_pass']:.1f}%",
-             f"{100 * r['pass_at_n']:.1f}%", *(str(r["rejected_by_stage"].get(s, 0)) for s in stages)]
+    head = ["suite", "programs", "first sample", "faster", f"pass@{n}", "all samples", "faster",
+            *stages]
+    rows = [[name, str(r["programs"]), *(f"{100 * r[k]:.1f}%" for k in (
+                "first_sample_pass", "first_sample_faster", "pass_at_n", "sample_pass",
+                "sample_faster")), *(str(r["rejected_by_stage"].get(s, 0)) for s in stages)]
             for name, r in reports.items()]
     widths = [max(len(row[i]) for row in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
              for row in [head] + rows]
-    return "\n".join(lines) + "\n(rejected samples counted by the stage that rejected them)"
+    return "\n".join(lines) + ("\n(faster: passed and faster than eager PyTorch; rejected "
+                               "samples counted by the stage that rejected them)")
 
 
 def suite_name(path: str) -> tuple[str, str]:
@@ -129,6 +139,10 @@ def main(argv=None):
                         help="where the model samples and the verifier judges")
     parser.add_argument("--workers", type=int, default=None,
                         help="verifier workers (per GPU on cuda); default: the service's")
+    parser.add_argument("--compile-timeout", type=int, default=None,
+                        help="the service's --compile-timeout (s): what a hanging answer costs")
+    parser.add_argument("--run-timeout", type=int, default=None,
+                        help="the service's --run-timeout (s)")
     parser.add_argument("--cache", default=None, help="SQLite verdict cache for the service")
     parser.add_argument("--kv-cache", choices=("dynamic", "static"), default="dynamic",
                         help="the sampler's KV cache (static: compiled decoding)")
@@ -160,8 +174,10 @@ def main(argv=None):
     serve_args = []
     if args.workers:
         serve_args += ["--workers-per-gpu", str(args.workers)]
-    if args.cache:
-        serve_args += ["--cache", args.cache]
+    for flag, value in (("--compile-timeout", args.compile_timeout),
+                        ("--run-timeout", args.run_timeout), ("--cache", args.cache)):
+        if value:
+            serve_args += [flag, str(value)]
     outcomes = judge_outcomes(tasks, completions, args.binary, args.device, tuple(serve_args))
     reports, first = {}, 0
     for name, suite in suites.items():

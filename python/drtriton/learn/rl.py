@@ -16,7 +16,8 @@ suites) decides the curriculum: at `promote_at` or above, the next level; at the
 `patience` evaluations without a gain stop the run.
 
 RUN holds the policy (save_pretrained), trainer_state.pt (optimizer, step, level, RNG
-states), rl_config.json, metrics.jsonl and metrics.png; --resume continues from it.
+states), rl_config.json, metrics.jsonl, metrics.png and samples.jsonl (every judged
+completion of the main process with its verdict); --resume continues from it.
 """
 
 import json
@@ -43,6 +44,7 @@ from .sft import (Distributed, keep_metrics_until, option, parse_config, rng_sta
 STATE_FILE = "trainer_state.pt"
 CONFIG_FILE = "rl_config.json"
 METRICS_FILE = "metrics.jsonl"
+SAMPLES_FILE = "samples.jsonl"  # every judged completion of the main process, with its verdict
 DEV_SEED = 7_000_000  # + level: the development sets; training seeds start at TRAIN_SEED
 TRAIN_SEED = 8_000_000
 STAGES = ("unparsed", "static", "load", "compile", "faithful", "correct", "timed")
@@ -81,6 +83,9 @@ class Config:
     binary: str = option(os.environ.get("DRTRITON_BIN", "build/drtriton"),
                          "the drtriton binary (synth, and serve when started)")
     workers: int = option(0, "verifier workers of a started service (0: its default)")
+    compile_timeout: int = option(30, "a started service's --compile-timeout (s): a sample "
+                                      "whose kernels hang costs this, not the service's 120 s")
+    run_timeout: int = option(90, "a started service's --run-timeout (s)")
     eval_every: int = option(10, "steps between development evaluations")
     eval_programs: int = option(16, "programs of a level's development set")
     save_every: int = option(50, "steps between checkpoints (and one at the end)")
@@ -97,16 +102,18 @@ class Verifier:
             self.services = [Service.connect(urls[(rank + i) % len(urls)])
                              for i in range(len(urls))]
         else:
-            args = ["--device", device] + (["--workers-per-gpu", str(cfg.workers)]
-                                           if cfg.workers else [])
+            args = ["--device", device, "--compile-timeout", str(cfg.compile_timeout),
+                    "--run-timeout", str(cfg.run_timeout)]
+            args += ["--workers-per-gpu", str(cfg.workers)] if cfg.workers else []
             self.services = [Service(cfg.binary, *args)]
         self.device = device
 
     def judge(self, tasks: list[str], completions: list[str]) -> list[dict]:
-        """One verdict-like dict per completion: passed, stage (of rejection), speedup."""
+        """One verdict-like dict per completion: passed, stage (of rejection), reason,
+        speedup."""
         items, places = [], []
-        results = [{"passed": False, "stage": "unparsed", "speedup": None}
-                   for _ in completions]
+        results = [{"passed": False, "stage": "unparsed", "reason": "no answer",
+                    "speedup": None} for _ in completions]
         for i, (task, completion) in enumerate(zip(tasks, completions)):
             answer = parse_answer(completion)
             if answer is not None:
@@ -122,6 +129,7 @@ class Verifier:
                 results[i] = {"passed": bool(verdict["passed"]),
                               "stage": "passed" if verdict["passed"]
                               else verdict.get("failed_stage") or "none",
+                              "reason": (verdict.get("reason") or "")[:500],
                               "speedup": verdict.get("speedup_eager")}
         return results
 
@@ -154,6 +162,37 @@ def level_programs(cfg: Config, level: int, count: int, seed: int, dev: bool = F
     if not pool:
         raise SystemExit(f"{cfg.prompts_file}: no program of difficulty {level}")
     return pool[:count] if dev else random.Random(seed).choices(pool, k=count)
+
+
+class Prompts:
+    """The programs of each step, drawn one step ahead in a background thread (`drtriton
+    synth` traces and numerically checks them: seconds a step, now hidden behind the
+    sampling), and each level's development set, drawn once. The draws depend on the seeds
+    only, so drawing ahead changes nothing a resumed run would see."""
+
+    def __init__(self, cfg: Config):
+        self.cfg, self.dev = cfg, {}
+        self.pool = ThreadPoolExecutor(1)
+        self.ahead = None  # ((level, seed), future)
+
+    def step(self, level: int, seed: int, next_seed: int) -> list[str]:
+        if self.ahead and self.ahead[0] == (level, seed):
+            programs = self.ahead[1].result()
+        else:  # the first step, or the level changed
+            programs = level_programs(self.cfg, level, self.cfg.prompts, seed)
+        self.ahead = ((level, next_seed),
+                      self.pool.submit(level_programs, self.cfg, level, self.cfg.prompts,
+                                       next_seed))
+        return programs
+
+    def development(self, level: int) -> list[str]:
+        if level not in self.dev:
+            self.dev[level] = level_programs(self.cfg, level, self.cfg.eval_programs,
+                                             DEV_SEED + level, dev=True)
+        return self.dev[level]
+
+    def close(self):
+        self.pool.shutdown(cancel_futures=True)
 
 
 def synth_programs(cfg: Config, level: int, count: int, seed: int) -> list[str]:
@@ -220,12 +259,15 @@ class Trainer:
             if len(state["rng"]) == self.env.world:
                 set_rng_state(state["rng"][self.env.rank])
             if self.env.main:
-                keep_metrics_until(os.path.join(cfg.out, METRICS_FILE), self.step)
+                for name in (METRICS_FILE, SAMPLES_FILE):
+                    keep_metrics_until(os.path.join(cfg.out, name), self.step)
         else:
             torch.manual_seed(cfg.seed * 1000 + self.env.rank)
             if self.env.main:
-                open(os.path.join(cfg.out, METRICS_FILE), "w").close()
+                for name in (METRICS_FILE, SAMPLES_FILE):
+                    open(os.path.join(cfg.out, name), "w").close()
         self.verifier = Verifier(cfg, self.env.device.type, self.env.rank)
+        self.prompts = Prompts(cfg)
 
     @property
     def policy(self):
@@ -260,17 +302,24 @@ class Trainer:
                                             skip_special_tokens=True)
         return ids, attention, start, texts
 
+    def train_seed(self, step: int) -> int:
+        """The synth seed of a step's programs: its own per run seed, step and process."""
+        env = self.env
+        return TRAIN_SEED + (self.cfg.seed * 100_000 + step) * env.world + env.rank
+
     def train_step(self) -> dict:
         cfg, env = self.cfg, self.env
         level = self.levels[self.level_index]
-        seed = TRAIN_SEED + (cfg.seed * 100_000 + self.step) * env.world + env.rank
-        programs = level_programs(cfg, level, cfg.prompts, seed)
+        t_prompts = time.time()
+        programs = self.prompts.step(level, self.train_seed(self.step),
+                                     self.train_seed(self.step + 1))
         t0 = time.time()
         ids, attention, start, texts = self.sample(programs, cfg.group)
         t1 = time.time()
         tasks = [p for p in programs for _ in range(cfg.group)]
         verdicts = self.verifier.judge(tasks, texts)
         t2 = time.time()
+        self.log_samples(texts, verdicts)
         correct = torch.tensor([v["passed"] for v in verdicts], device=env.device)
         # the service reports t_eager / t_cand as the speedup: its log is the speed score
         speed = torch.tensor([rl_loss.speed_score(v["speedup"], 1.0) if v["passed"] else 0.0
@@ -303,9 +352,20 @@ class Trainer:
         self.step += 1
         record = {k: env.mean(v / len(programs)) for k, v in totals.items()}
         record.update(self.verdict_metrics(verdicts))
-        record.update(step=self.step, level=level, sample_s=round(t1 - t0, 2),
+        record.update(step=self.step, level=level, prompt_s=round(t0 - t_prompts, 2),
+                      sample_s=round(t1 - t0, 2),
                       verify_s=round(t2 - t1, 2), update_s=round(time.time() - t2, 2))
         return record
+
+    def log_samples(self, texts: list[str], verdicts: list[dict]):
+        """The step's completions and verdicts, for reading what was rewarded and why
+        (reward hacking shows here first)."""
+        if not self.env.main:
+            return
+        with open(os.path.join(self.cfg.out, SAMPLES_FILE), "a") as f:
+            for i, (text, verdict) in enumerate(zip(texts, verdicts)):
+                f.write(json.dumps({"step": self.step + 1, "prompt": i // self.cfg.group,
+                                    **verdict, "completion": text}) + "\n")
 
     def verdict_metrics(self, verdicts: list[dict]) -> dict:
         """The shares the run is judged by, over every process's samples."""
@@ -329,7 +389,7 @@ class Trainer:
         """Greedy pass rate on the level's development set, split over the processes."""
         cfg, env = self.cfg, self.env
         level = self.levels[self.level_index]
-        programs = level_programs(cfg, level, cfg.eval_programs, DEV_SEED + level, dev=True)
+        programs = self.prompts.development(level)
         mine = programs[env.rank::env.world]
         passed = 0
         if mine:
@@ -402,6 +462,7 @@ class Trainer:
                 "level": self.levels[self.level_index]}
 
     def close(self):
+        self.prompts.close()
         self.verifier.close()
         self.env.close()
 
