@@ -72,6 +72,7 @@ for name in $names; do
     --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" > "$WORK/eval_$name.log" 2>&1 &
 done
 wait
+tar -czf "$OUT/eval_logs.tar.gz" -C "$WORK" $(cd "$WORK" && ls eval_*.log)
 python3 - "$OUT" $names <<'PY'
 import json, os, sys
 out, names = sys.argv[1], sys.argv[2:]
