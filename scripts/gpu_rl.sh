@@ -33,14 +33,16 @@ SAMPLES=${SAMPLES:-4}
 WORKERS=${WORKERS:-7}
 SEED=${SEED:-0}
 KV_CACHE=${KV_CACHE:-dynamic}  # static measured 1.06x (sft_h200.md): not worth compiling
+KL_DELTA=${KL_DELTA:-0.05}
 WORK=/tmp/drtriton-rl
-mkdir -p "$WORK/drpo" "$WORK/grpo"
+# a machine still warm from an earlier call keeps its /tmp: start clean, never resume
+rm -rf "$WORK" && mkdir -p "$WORK/drpo" "$WORK/grpo"
 
 echo "== rl: drpo and grpo twins, seed $SEED, $RL_MINUTES min each, side by side"
 for algo in drpo grpo; do
   python3 -m drtriton.learn.rl --model "$CKPT" --out "$WORK/$algo" --algo "$algo" \
     --levels "$LEVELS" --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" \
-    --size "$RL_SIZE" --lr "$LR" --max_new_tokens 1536 --temperature 1.0 --eval_every 6 \
+    --size "$RL_SIZE" --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens 1536 --temperature 1.0 --eval_every 6 \
     --eval_programs 16 --max_steps 100000 --max_minutes "$RL_MINUTES" --workers "$WORKERS" \
     --seed "$SEED" --kv_cache "$KV_CACHE" --binary build/drtriton > "$WORK/$algo/rl.log" 2>&1 &
 done
