@@ -226,7 +226,7 @@ std::string linearize(Kernel& k, const std::vector<std::string>& idx,
 }
 
 std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
-                    const std::string& mask, const std::string& other);
+                    const std::string& mask, const std::string& other, bool widen = false);
 
 // The mask of a load indexed by `dims`: inside a pooling window, the outer mask when every
 // dim is the same at each position (Index::invariant), so that one load serves them all.
@@ -285,6 +285,10 @@ class Lowering {
   void lower_reduction(const Node& n);
   void lower_normalization(const Node& n);
   void lower_batch_norm(const Node& n, const ReducePlan& plan);
+  void lower_instance_norm(const Node& n, const ReducePlan& plan);
+  std::string kernel_name(const Node& n, const std::string& what) const {
+    return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
+  }
   void indent_forward_since(size_t line);
   void lower_scan(const Node& n);
   void lower_attention(const Node& n);
@@ -303,6 +307,12 @@ class Lowering {
     return int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
   }
   std::string model_class();
+  // What a store of a `dtype` tensor writes: bf16 rounded to nearest even (_round_bf16).
+  std::string rounded(DType dtype, const std::string& x) {
+    if (dtype != DType::BF16) return x;
+    helpers_.insert("_round_bf16");
+    return "_round_bf16(" + x + ")";
+  }
 
   const Graph& g_;
   const CodegenOptions& options_;
@@ -357,20 +367,24 @@ std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const I
   std::vector<std::string> shape = shape_of(v);
   std::string offset =
       !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
-  return load_at(k, var, offset, load_mask(idx, idx.dims),
-                 is_floating(g_.value(v).type.dtype) ? "0.0" : "0");
+  DType dtype = g_.value(v).type.dtype;
+  return load_at(k, var, offset, load_mask(idx, idx.dims), is_floating(dtype) ? "0.0" : "0",
+                 dtype == DType::F16 || dtype == DType::BF16);
 }
 
 // Every load of a kernel goes through here: one per element and mask (later reads reuse it).
+// `widen`: fp16 and bf16 elements are computed on in fp32, as PyTorch's own kernels do (and
+// Triton's exp, sigmoid and friends take fp32 only); the store rounds to the tensor's type.
 std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
-                    const std::string& mask, const std::string& other) {
+                    const std::string& mask, const std::string& other, bool widen) {
   std::string key = "load " + var + "[" + offset + "] if " + mask;
   if (const std::string* t = k.find(key)) return *t;
   // An element every lane reads (a broadcast scalar) is one unmasked scalar load: a block
   // mask needs a block of pointers.
-  std::string t = offset == "0" ? k.assign("tl.load(" + k.pointer(var) + ")")
-                                : k.assign("tl.load(" + k.pointer(var) + " + " + offset +
-                                           ", mask=" + mask + ", other=" + other + ")");
+  std::string load = offset == "0" ? "tl.load(" + k.pointer(var) + ")"
+                                   : "tl.load(" + k.pointer(var) + " + " + offset +
+                                         ", mask=" + mask + ", other=" + other + ")";
+  std::string t = k.assign(widen ? load + ".to(tl.float32)" : load);
   k.remember(key, t);
   return t;
 }
@@ -783,7 +797,8 @@ std::string Lowering::materialize(ValueId v) {
   k.line("mask = offs < N");
   Index idx{decompose(k, "offs", shape), "mask", "offs", shape};
   std::string result = emit(k, v, idx);
-  k.line("tl.store(" + k.pointer(out) + " + offs, " + result + ", mask=mask)");
+  k.line("tl.store(" + k.pointer(out) + " + offs, " + rounded(val.type.dtype, result) +
+         ", mask=mask)");
   std::string n = numel_py(v);
   std::string block = std::to_string(options_.knobs.pointwise_block);
   finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
@@ -1281,6 +1296,7 @@ void Lowering::lower_normalization(const Node& n) {
       std::vector<int> dims;
       for (int d = 2; d < rank; ++d) dims.push_back(d);
       plan = plan_dims(in, dims);
+      if (attr_bool(n.attrs, "track_running_stats")) return lower_instance_norm(n, plan);
       break;
     }
     case Op::GroupNorm: {
@@ -1315,17 +1331,18 @@ void Lowering::lower_normalization(const Node& n) {
 // momentum=None: a cumulative average) and counts the batch. In eval mode: the running
 // statistics themselves, no statistics kernel and no update. Both branches fill the same
 // mean and 1/std variables, so the kernels that read the normalized value serve both modes.
+// The power of two at or above `size` (a literal, or triton.next_power_of_2 of a variable):
+// the block of a one-program kernel over the channels.
+std::string power_of_two_block(const std::string& size) {
+  if (!is_integer(size)) return "triton.next_power_of_2(" + size + ")";
+  int64_t b = 1;
+  while (b < std::stoll(size)) b *= 2;
+  return std::to_string(b);
+}
+
 void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
   const std::string rows_py = product(plan.kept);
-  std::string block = "triton.next_power_of_2(" + rows_py + ")";  // one block of channels
-  if (is_integer(rows_py)) {
-    int64_t b = 1;
-    while (b < std::stoll(rows_py)) b *= 2;
-    block = std::to_string(b);
-  }
-  auto kernel_name = [&](const std::string& what) {
-    return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
-  };
+  const std::string block = power_of_two_block(rows_py);  // one block of channels
   const std::string eps = float_literal(attr_float(n.attrs, "eps"));
   const double momentum = attr_float(n.attrs, "momentum");  // NaN: momentum=None
   const std::string running_mean = param_var(n, "running_mean");
@@ -1334,7 +1351,7 @@ void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
   forward_.push_back("if self.training:");
   size_t train_from = forward_.size();
   std::vector<std::string> st = stats_kernel("batch_norm", n.inputs[0], plan, n);
-  Kernel u(kernel_name("running"));
+  Kernel u(kernel_name(n, "running"));
   u.line("rows = tl.arange(0, BLOCK)");
   u.line("mask = rows < ROWS");
   std::string tracked = u.pointer(param_var(n, "num_batches_tracked"));
@@ -1357,7 +1374,7 @@ void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
   forward_.push_back("else:");
   size_t eval_from = forward_.size();
   forward_.push_back(st[0] + " = " + running_mean);
-  Kernel e(kernel_name("eval"));
+  Kernel e(kernel_name(n, "eval"));
   e.line("rows = tl.arange(0, BLOCK)");
   e.line("mask = rows < ROWS");
   std::string var =
@@ -1367,6 +1384,67 @@ void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
   forward_.push_back(st[1] + " = torch.empty(" + tuple({rows_py}) +
                      ", device=device, dtype=torch.float32)");
   finish_kernel(e, {"ROWS"}, {"BLOCK"}, "(1,)", {rows_py}, {block});
+  indent_forward_since(eval_from);
+  stats_[n.output] = {st[0], st[1]};
+  plans_[n.output] = plan;
+}
+
+// An instance norm with running statistics follows `self.training` as nn.InstanceNorm does.
+// In training mode: each instance's own statistics and, unless momentum is None (which
+// PyTorch reads as 0: no update), a one-program kernel that folds the batch's average of
+// the instance means and of their unbiased variances into running_mean and running_var
+// (num_batches_tracked is not counted). In eval mode: every instance normalized by its
+// channel's running statistics, spread over the (sample, channel) rows.
+void Lowering::lower_instance_norm(const Node& n, const ReducePlan& plan) {
+  const std::string batch = plan.kept[0], channels = plan.kept[1];
+  const std::string rows_py = product(plan.kept);
+  const std::string eps = float_literal(attr_float(n.attrs, "eps"));
+  const double momentum = attr_float(n.attrs, "momentum");  // NaN: momentum=None
+  const std::string running_mean = param_var(n, "running_mean");
+  const std::string running_var = param_var(n, "running_var");
+
+  forward_.push_back("if self.training:");
+  size_t train_from = forward_.size();
+  std::vector<std::string> st = stats_kernel("batch_norm", n.inputs[0], plan, n);
+  if (!std::isnan(momentum)) {
+    Kernel u(kernel_name(n, "running"));
+    u.line("chans = tl.arange(0, BLOCK)");
+    u.line("mask = chans < C");
+    u.line("mean = tl.zeros([BLOCK], tl.float32)");
+    u.line("var = tl.zeros([BLOCK], tl.float32)");
+    u.line("for b in range(0, B):");
+    u.push();
+    u.line("mean += tl.load(" + u.pointer(st[0]) + " + b * C + chans, mask=mask)");
+    u.line("var += tl.load(" + u.pointer(st[2]) + " + b * C + chans, mask=mask)");
+    u.pop();
+    for (const auto& [running, batch_stat] : {std::pair{running_mean, std::string("mean")},
+                                              std::pair{running_var, std::string("var")}}) {
+      std::string ptr = u.pointer(running) + " + chans";
+      u.line("tl.store(" + ptr + ", " + float_literal(1.0 - momentum) + " * tl.load(" + ptr +
+             ", mask=mask) + " + float_literal(momentum) + " * (" + batch_stat +
+             " / B), mask=mask)");
+    }
+    finish_kernel(u, {"B", "C"}, {"BLOCK"}, "(1,)", {batch, channels},
+                  {power_of_two_block(channels)});
+  }
+  indent_forward_since(train_from);
+
+  forward_.push_back("else:");
+  size_t eval_from = forward_.size();
+  std::vector<std::string> running = {alloc({rows_py}, DType::F32), alloc({rows_py}, DType::F32)};
+  Kernel e(kernel_name(n, "eval"));
+  e.line("rows = " + program_id() + " * BLOCK + tl.arange(0, BLOCK)");
+  e.line("mask = rows < ROWS");
+  e.line("chans = rows % C");
+  e.line("tl.store(" + e.pointer(running[0]) + " + rows, tl.load(" + e.pointer(running_mean) +
+         " + chans, mask=mask), mask=mask)");
+  std::string var = e.assign("tl.load(" + e.pointer(running_var) + " + chans, mask=mask)");
+  e.line("tl.store(" + e.pointer(running[1]) + " + rows, 1.0 / tl.sqrt_rn(" + var + " + " + eps +
+         "), mask=mask)");
+  finish_kernel(e, {"ROWS", "C"}, {"BLOCK"}, "(triton.cdiv(" + rows_py + ", 256),)",
+                {rows_py, channels}, {"256"});
+  // Both branches leave the statistics in the same variables for the kernels that follow.
+  forward_.push_back(st[0] + ", " + st[1] + " = " + running[0] + ", " + running[1]);
   indent_forward_since(eval_from);
   stats_[n.output] = {st[0], st[1]};
   plans_[n.output] = plan;
@@ -1385,7 +1463,8 @@ void Lowering::lower_scan(const Node& n) {
   int64_t d = attr_int(n.attrs, "dim");
   ReducePlan plan = plan_dims(in, {static_cast<int>(d < 0 ? d + rank : d)});
   std::vector<std::string> shape = shape_of(n.output);
-  std::string out = alloc(shape, g_.value(n.output).type.dtype);
+  DType dtype = g_.value(n.output).type.dtype;
+  std::string out = alloc(shape, dtype);
   const bool is_product = n.op == Op::Cumprod;
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name);
   k.line("rows = " + program_id() + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
@@ -1405,12 +1484,12 @@ void Lowering::lower_scan(const Node& n) {
   if (is_integer(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
   if (is_product) {
     helpers_.insert("_mul");  // tl has no product reduction: a combine function
-    k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.associative_scan(" + t +
-           ", 1, _mul) * carry, mask=m)");
+    k.line("tl.store(" + k.pointer(out) + " + " + off + ", " +
+           rounded(dtype, "tl.associative_scan(" + t + ", 1, _mul) * carry") + ", mask=m)");
     k.line("carry = carry * tl.reduce(" + t + ", 1, _mul)[:, None]");
   } else {
-    k.line("tl.store(" + k.pointer(out) + " + " + off + ", tl.cumsum(" + t +
-           ", axis=1) + carry, mask=m)");
+    k.line("tl.store(" + k.pointer(out) + " + " + off + ", " +
+           rounded(dtype, "tl.cumsum(" + t + ", axis=1) + carry") + ", mask=m)");
     k.line("carry = carry + tl.sum(" + t + ", axis=1)[:, None]");
   }
   k.pop();
@@ -1498,9 +1577,11 @@ void Lowering::lower_attention(const Node& n) {
   k.line("m_i = m_new");
   k.pop();
   std::vector<std::string> os = shape_of(n.output);
-  std::string out = alloc(os, g_.value(n.output).type.dtype);
-  k.line("tl.store(" + k.pointer(out) + " + " + linearize(k, at(lead, "rows", "dv"), os) +
-         ", acc / l_i[:, None], mask=(rows < " + L + ") & (dv < " + EV + "))");
+  DType out_dtype = g_.value(n.output).type.dtype;
+  std::string out = alloc(os, out_dtype);
+  k.line("tl.store(" + k.pointer(out) + " + " + linearize(k, at(lead, "rows", "dv"), os) + ", " +
+         rounded(out_dtype, "acc / l_i[:, None]") + ", mask=(rows < " + L + ") & (dv < " + EV +
+         "))");
   double scale = attr_float(n.attrs, "scale");  // 0: PyTorch's default, 1/sqrt(E)
   std::string qk_scale =
       (scale > 0 ? float_to_string(scale) : qs[r - 1] + " ** -0.5") + " * 1.4426950408889634";

@@ -48,6 +48,16 @@ def _softplus(x, beta, threshold):
     return tl.where(bx > threshold, x, _log1p(tl.exp(bx)) / beta)
 )";
 
+// fp32 to bf16, rounded to nearest even as the GPU and PyTorch round: the bits are rounded
+// here, so that the cast (a truncation in Triton's interpreter) is exact everywhere. NaN is
+// cast as it is (adding to its bits could make it infinite).
+constexpr const char* kRoundBf16 = R"(@triton.jit
+def _round_bf16(x):
+    bits = x.to(tl.uint32, bitcast=True)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return tl.where(x != x, x, bits.to(tl.float32, bitcast=True)).to(tl.bfloat16)
+)";
+
 std::string call(const std::string& fn, const std::string& x) {
   return fn + "(" + x + ")";
 }
@@ -64,11 +74,9 @@ std::string min_of(const std::string& a, const std::string& b) {
 
 const std::vector<std::pair<std::string, std::string>>& pointwise_helpers() {
   // In dependency order: a helper comes after the helpers it calls.
-  static const std::vector<std::pair<std::string, std::string>> helpers = {{"_tanh", kTanh},
-                                                                           {"_expm1", kExpm1},
-                                                                           {"_log1p", kLog1p},
-                                                                           {"_softplus", kSoftplus},
-                                                                           {"_mul", kMul}};
+  static const std::vector<std::pair<std::string, std::string>> helpers = {
+      {"_tanh", kTanh},         {"_expm1", kExpm1}, {"_log1p", kLog1p},
+      {"_softplus", kSoftplus}, {"_mul", kMul},     {"_round_bf16", kRoundBf16}};
   return helpers;
 }
 

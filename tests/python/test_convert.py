@@ -35,11 +35,6 @@ KNOWN_REJECTED = {
     # PyTorch's are finite.
     "synth_p000008": "on normal*100, eager overflows at 2 entries where the solution stays finite",
     "synth_p000009": "on normal*1e4, the solution's logsumexp of an infinite value is NaN, PyTorch's inf",
-    # InstanceNorm with track_running_stats=True updates its running statistics in training
-    # mode (and uses them in eval mode); the compiler does that for batch norm only, and the
-    # verifier judges the buffers.
-    "synth_p000018": "InstanceNorm2d(track_running_stats=True): running_mean is not updated",
-    "synth_p000053": "InstanceNorm3d(track_running_stats=True): running_mean is not updated",
 }
 
 
