@@ -55,3 +55,18 @@ class Service:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def judge_once(items, judge):
+    """judge(unique_items) -> their verdicts, for `items` in which each distinct item (task,
+    candidate and options) is judged once and its verdict given to every copy: sampled
+    answers repeat (in the RL runs on the H200, 38 of a step's 128 completions at difficulty
+    1 were distinct)."""
+    first, unique = {}, []
+    keys = [json.dumps(item, sort_keys=True) for item in items]
+    for key, item in zip(keys, items):
+        if key not in first:
+            first[key] = len(unique)
+            unique.append(item)
+    verdicts = judge(unique)
+    return [verdicts[first[key]] for key in keys]

@@ -13,7 +13,7 @@ pytest.importorskip("transformers")
 from safetensors.torch import load_file  # noqa: E402
 
 from drtriton.learn import rl, sft  # noqa: E402
-from drtriton.service_client import Service  # noqa: E402
+from drtriton.service_client import Service, judge_once  # noqa: E402
 from drtriton.learn.prompt import format_answer  # noqa: E402
 from test_learn import BIN, WRONG_CANDIDATE, pairs, pairs_file, trained  # noqa: E402,F401
 
@@ -30,14 +30,31 @@ def test_verifier_judges_every_completion(pairs):  # noqa: F811
     with Service(BIN, "--device", "cpu") as service:
         url = f"http://127.0.0.1:{service.port}"
         verifier = rl.Verifier(rl.Config(binary=BIN, service=f"{url},{url}"), "cpu", rank=0)
-        verdicts = verifier.judge([program] * 3, [format_answer(solution), "no answer here",
-                                                  format_answer(WRONG_CANDIDATE)])
+        verdicts = verifier.judge([program] * 4, [format_answer(solution), "no answer here",
+                                                  format_answer(WRONG_CANDIDATE),
+                                                  format_answer(solution)])
         verifier.close()  # a service given by URL is not stopped
         assert service.proc.poll() is None
-    assert [v["passed"] for v in verdicts] == [True, False, False]
+    assert [v["passed"] for v in verdicts] == [True, False, False, True]
+    assert verdicts[3] == verdicts[0]  # a repeated answer is judged once
     assert verdicts[1]["stage"] == "unparsed"
     assert verdicts[2]["stage"] in rl.STAGES[1:]
     assert verdicts[0]["speedup"] is None or verdicts[0]["speedup"] > 0
+
+
+def test_each_distinct_item_is_judged_once():
+    seen = []
+
+    def judge(items):
+        seen.append(items)
+        return [f"verdict of {item['candidate']}" for item in items]
+
+    items = [{"task": t, "candidate": c} for t, c in
+             [("a", "x"), ("a", "y"), ("a", "x"), ("b", "x"), ("a", "y")]]
+    verdicts = judge_once(items, judge)
+    assert seen == [[items[0], items[1], items[3]]]  # the same candidate for another task counts
+    assert verdicts == ["verdict of x", "verdict of y", "verdict of x", "verdict of x",
+                        "verdict of y"]
 
 
 @pytest.mark.parametrize("algo", ["drpo", "grpo"])

@@ -23,7 +23,7 @@ from collections import Counter
 
 import torch
 
-from ..service_client import Service
+from ..service_client import Service, judge_once
 from .prompt import parse_answer
 
 STAGES = ("unparsed", "static", "load", "compile", "faithful", "correct", "timed")
@@ -45,7 +45,8 @@ def judge(tasks: list[dict], completions: list[list[str]], binary: str, device: 
 def judge_outcomes(tasks: list[dict], completions: list[list[str]], binary: str, device: str,
                    serve_args: tuple = ()) -> list[list[dict]]:
     """Each sample's outcome: "passed", the stage that rejected it, or "unparsed". Starts the
-    service only when some completion holds an answer."""
+    service only when some completion holds an answer; an answer repeated for a task is
+    judged once."""
     items, places = [], []
     for i, (task, samples) in enumerate(zip(tasks, completions)):
         for j, completion in enumerate(samples):
@@ -57,9 +58,13 @@ def judge_outcomes(tasks: list[dict], completions: list[list[str]], binary: str,
     verdicts = []
     if items:
         with Service(binary, "--device", device, *serve_args) as service:
-            for start in range(0, len(items), ITEMS_PER_REQUEST):
-                batch = {"items": items[start:start + ITEMS_PER_REQUEST]}
-                verdicts += service.post("/verify_batch", batch)["verdicts"]
+            def judge_all(unique):
+                verdicts = []
+                for start in range(0, len(unique), ITEMS_PER_REQUEST):
+                    batch = {"items": unique[start:start + ITEMS_PER_REQUEST]}
+                    verdicts += service.post("/verify_batch", batch)["verdicts"]
+                return verdicts
+            verdicts = judge_once(items, judge_all)
     outcomes = [[{"outcome": "unparsed"} for _ in samples] for samples in completions]
     for (i, j), verdict in zip(places, verdicts):
         outcome = "passed" if verdict["passed"] else verdict.get("failed_stage") or "none"

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from ..service_client import Service
+from ..service_client import Service, judge_once
 from . import model as model_lib, rl_loss
 from .prompt import parse_answer
 from .sample import cache_options, prompt_batch
@@ -120,18 +120,23 @@ class Verifier:
                 items.append({"task": task, "candidate": answer,
                               "options": {"device": self.device, "compile": False}})
                 places.append(i)
-        n = len(self.services)
-        chunks = [items[k::n] for k in range(n)]
-        with ThreadPoolExecutor(n) as pool:
-            answers = list(pool.map(self.post, self.services, chunks))
-        for k, verdicts in enumerate(answers):
-            for i, verdict in zip(places[k::n], verdicts):
-                results[i] = {"passed": bool(verdict["passed"]),
-                              "stage": "passed" if verdict["passed"]
-                              else verdict.get("failed_stage") or "none",
-                              "reason": (verdict.get("reason") or "")[:500],
-                              "speedup": verdict.get("speedup_eager")}
+        for i, verdict in zip(places, judge_once(items, self.spread)):
+            results[i] = {"passed": bool(verdict["passed"]),
+                          "stage": "passed" if verdict["passed"]
+                          else verdict.get("failed_stage") or "none",
+                          "reason": (verdict.get("reason") or "")[:500],
+                          "speedup": verdict.get("speedup_eager")}
         return results
+
+    def spread(self, items: list[dict]) -> list[dict]:
+        """The verdicts of `items`, judged by all the services at once."""
+        n = len(self.services)
+        with ThreadPoolExecutor(n) as pool:
+            answers = list(pool.map(self.post, self.services, [items[k::n] for k in range(n)]))
+        verdicts = [None] * len(items)
+        for k, chunk in enumerate(answers):
+            verdicts[k::n] = chunk
+        return verdicts
 
     @staticmethod
     def post(service, items, tries=3):
