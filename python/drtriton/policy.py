@@ -15,10 +15,12 @@ Every writer of solutions is a policy behind one interface (docs/design.md, Poli
 All of them are asked with prompt.build_prompt and read back with prompt.read_answer, which
 says why a completion holds no answer.
 
-    python -m drtriton.policy --policy SPEC --program FILE.py --samples N --out-dir DIR
+    python -m drtriton.policy --policy SPEC --program FILE.py [--program ...] --samples N \
+        --out-dir DIR
 
-writes DIR/sample_000.py, ... for the completions that hold an answer and prints one JSON
-line: {"samples": N, "parsed": k, "files": [...], "unparsed": [{"sample": i, "why": ...}]}.
+asks for all programs in one batch, writes DIR/p000_s000.py, ... (program, sample) for the
+completions that hold an answer and prints one JSON line per program: {"program": FILE,
+"samples": N, "parsed": k, "files": [...], "unparsed": [{"sample": i, "why": ...}]}.
 """
 
 from __future__ import annotations
@@ -152,7 +154,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m drtriton.policy", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--policy", required=True, help="compiler, model:DIR or endpoint:URL")
-    parser.add_argument("--program", required=True, help="KernelBench-format program (.py)")
+    parser.add_argument("--program", required=True, action="append",
+                        help="KernelBench-format program (.py); repeat it for several, "
+                             "answered in one batch")
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--temperature", type=float, default=0.8, help="0: greedy")
     parser.add_argument("--top-p", type=float, default=0.95)
@@ -163,28 +167,32 @@ def main(argv=None) -> int:
     parser.add_argument("--out-dir", required=True)
     args = parser.parse_args(argv)
     try:
-        with open(args.program, encoding="utf-8") as f:
-            program = f.read()
+        programs = []
+        for path in args.program:
+            with open(path, encoding="utf-8") as f:
+                programs.append(f.read())
         policy = make_policy(args.policy, args.binary)
         extra = {} if args.max_tokens is None else {"max_tokens": args.max_tokens}
-        [completions] = policy.complete([program], args.samples, temperature=args.temperature,
-                                        top_p=args.top_p, **extra)
+        answers = policy.complete(programs, args.samples, temperature=args.temperature,
+                                  top_p=args.top_p, **extra)
     except (OSError, PolicyError) as e:
         print(f"drtriton policy: {e}", file=sys.stderr)
         return 1
     os.makedirs(args.out_dir, exist_ok=True)
-    files, unparsed = [], []
-    for i, completion in enumerate(completions):
-        answer, why = read_answer(completion)
-        if answer is None:
-            unparsed.append({"sample": i, "why": why})
-            print(f"  sample {i + 1}: no answer: {why}", file=sys.stderr)
-            continue
-        files.append(os.path.join(args.out_dir, f"sample_{i:03d}.py"))
-        with open(files[-1], "w", encoding="utf-8") as f:
-            f.write(answer)
-    print(json.dumps({"samples": len(completions), "parsed": len(files), "files": files,
-                      "unparsed": unparsed}))
+    for k, (path, completions) in enumerate(zip(args.program, answers)):
+        files, unparsed = [], []
+        for i, completion in enumerate(completions):
+            answer, why = read_answer(completion)
+            if answer is None:
+                unparsed.append({"sample": i, "why": why})
+                where = f"{path}: " if len(args.program) > 1 else ""
+                print(f"  {where}sample {i + 1}: no answer: {why}", file=sys.stderr)
+                continue
+            files.append(os.path.join(args.out_dir, f"p{k:03d}_s{i:03d}.py"))
+            with open(files[-1], "w", encoding="utf-8") as f:
+                f.write(answer)
+        print(json.dumps({"program": path, "samples": len(completions), "parsed": len(files),
+                          "files": files, "unparsed": unparsed}))
     return 0
 
 

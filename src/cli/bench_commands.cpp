@@ -1,4 +1,5 @@
-// drtriton bench: every program of a folder through the built-in compiler, each solution
+// drtriton bench: every program of a folder through a policy (the built-in compiler, or
+// model:/endpoint: answers sampled by python -m drtriton.policy), each solution
 // judged by the verifier with eager and torch.compile timings and by KernelBench's own
 // protocol, then the table the field reports (correct by each, KernelBench-native, fast_p
 // against eager and against torch.compile, geometric means).
@@ -32,10 +33,11 @@ namespace drtriton::cli {
 namespace {
 
 struct BenchArgs {
-  std::string dir, out, device, cache;
+  std::string dir, out, device, cache, policy = "compiler";
   int workers = 0, chunk = 8, limit = 0;
   double timeout = 300;
   bool no_compile = false, no_kernelbench = false;
+  Sampling sampling;
 };
 
 struct Program {
@@ -164,51 +166,116 @@ std::vector<json> kernelbench_protocol(const std::vector<std::string>& tasks,
   return rows;
 }
 
-// Trace, import and compile one chunk; judge what compiled in one batch (the verifier, then
-// KernelBench's own protocol); the solutions are kept in OUT/solutions/.
-std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
-                              const BenchArgs& a, const std::string& device, const fs::path& out) {
+// A program's candidates before the verifier: its solutions (one from the compiler, up to
+// --samples from a sampling policy) with their kernel and library-call counts, or the row
+// of the stage that stopped it.
+struct Candidates {
+  std::vector<std::string> sources;
+  std::vector<std::pair<int, int>> counts;
+  json row;
+};
+
+// The built-in compiler's solution for each program of a chunk (traced in parallel).
+std::vector<Candidates> compile_chunk(const std::vector<Program>& chunk, const BenchArgs& a) {
   std::vector<std::string> paths;
   for (const Program& p : chunk) paths.push_back(p.path);
   std::vector<json> traced = trace_programs(paths, std::max(1, std::min(4, a.workers)));
-  std::vector<json> rows(chunk.size());
-  std::vector<VerifyRequest> requests;
-  std::vector<size_t> judged;
-  std::vector<std::pair<int, int>> counts(chunk.size());
+  std::vector<Candidates> out(chunk.size());
   for (size_t i = 0; i < chunk.size(); ++i) {
     if (traced[i].contains("error")) {
-      rows[i] = result_row(chunk[i], "trace", traced[i]["error"].get<std::string>(), json(), 0, 0);
+      out[i].row =
+          result_row(chunk[i], "trace", traced[i]["error"].get<std::string>(), json(), 0, 0);
       continue;
     }
-    GeneratedSolution solution;
     try {
       Graph graph = import_traced(traced[i]);
-      solution = generate_solution(graph, codegen_options(traced[i], chunk[i].path));
+      GeneratedSolution solution =
+          generate_solution(graph, codegen_options(traced[i], chunk[i].path));
+      out[i].sources = {solution.source};
+      out[i].counts = {{solution.kernels, solution.library_calls}};
     } catch (const std::exception& e) {
-      rows[i] = result_row(chunk[i], "compile", e.what(), json(), 0, 0);
+      out[i].row = result_row(chunk[i], "compile", e.what(), json(), 0, 0);
+    }
+  }
+  return out;
+}
+
+// A sampling policy's answers for each program of a chunk, asked in one batch.
+std::vector<Candidates> sample_chunk(const std::vector<Program>& chunk, const BenchArgs& a) {
+  std::vector<std::string> paths;
+  for (const Program& p : chunk) paths.push_back(p.path);
+  std::vector<std::vector<std::string>> answers = sample_answers(a.policy, paths, a.sampling);
+  std::vector<Candidates> out(chunk.size());
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    if (answers[i].empty()) {
+      out[i].row = result_row(chunk[i], "answer",
+                              "none of " + std::to_string(a.sampling.samples) +
+                                  " samples held a ```python block with class ModelNew",
+                              json(), 0, 0);
       continue;
     }
-    counts[i] = {solution.kernels, solution.library_calls};
-    VerifyRequest r;
-    r.task = read_file(chunk[i].path);
-    r.candidate = solution.source;
-    r.options.device = device;
-    if (a.no_compile) r.options.compile = false;
-    requests.push_back(std::move(r));
-    judged.push_back(i);
+    for (const std::string& source : answers[i]) {
+      int kernels = 0;
+      for (size_t at = source.find("@triton.jit"); at != std::string::npos;
+           at = source.find("@triton.jit", at + 1))
+        ++kernels;
+      out[i].sources.push_back(source);
+      out[i].counts.push_back({kernels, 0});  // a model's library calls are not counted
+    }
+  }
+  return out;
+}
+
+// One chunk: the candidates of each program (compiled, or sampled from --policy), all judged
+// in one batch; a program's row is its fastest accepted candidate's, or its first one's
+// rejection. The solutions are kept in OUT/solutions/ and judged by KernelBench's own
+// protocol too.
+std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+                              const BenchArgs& a, const std::string& device, const fs::path& out) {
+  std::vector<Candidates> candidates =
+      a.policy == "compiler" ? compile_chunk(chunk, a) : sample_chunk(chunk, a);
+  std::vector<VerifyRequest> requests;
+  std::vector<size_t> first;  // each program's first request
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    first.push_back(requests.size());
+    for (const std::string& source : candidates[i].sources) {
+      VerifyRequest r;
+      r.task = read_file(chunk[i].path);
+      r.candidate = source;
+      r.options.device = device;
+      if (a.no_compile) r.options.compile = false;
+      requests.push_back(std::move(r));
+    }
   }
   std::vector<json> verdicts =
       requests.empty() ? std::vector<json>{} : verifier.verify_batch(requests);
+  std::vector<json> rows(chunk.size());
+  std::vector<size_t> judged;
   std::vector<std::string> solutions;
-  for (size_t k = 0; k < judged.size(); ++k) {
-    size_t i = judged[k];
-    rows[i] = result_row(chunk[i], "verify", "", verdicts[k], counts[i].first, counts[i].second);
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    const Candidates& c = candidates[i];
+    if (c.sources.empty()) {
+      rows[i] = c.row;
+      continue;
+    }
+    std::vector<json> mine(verdicts.begin() + first[i],
+                           verdicts.begin() + first[i] + c.sources.size());
+    size_t best = std::max(0, fastest_accepted(mine));
+    rows[i] =
+        result_row(chunk[i], "verify", "", mine[best], c.counts[best].first, c.counts[best].second);
+    if (a.policy != "compiler") {  // the answers that were judged
+      rows[i]["samples"] = c.sources.size();
+      rows[i]["samples_passed"] = std::count_if(
+          mine.begin(), mine.end(), [](const json& v) { return v.value("passed", false); });
+    }
     fs::path file = out / "solutions" / (chunk[i].id + ".py");
     fs::create_directories(file.parent_path());
-    write_output(file.string(), requests[k].candidate);
+    write_output(file.string(), c.sources[best]);
     rows[i]["solution"] = file.string();
+    judged.push_back(i);
     solutions.push_back(file.string());
   }
+  for (json& row : rows) row["policy"] = a.policy;
   if (!a.no_kernelbench && !judged.empty()) {
     std::vector<std::string> tasks;
     for (size_t i : judged) tasks.push_back(chunk[i].path);
@@ -314,6 +381,13 @@ void run_bench(const BenchArgs& a) {
   fs::create_directories(out);
   fs::path results = out / "results.jsonl";
   std::map<std::string, json> rows = read_results(results);
+  for (const auto& [id, row] : rows) {  // one policy per results file: a table of one policy
+    std::string policy = row.value("policy", std::string("compiler"));
+    if (policy != a.policy) {
+      throw CliError(results.string() + ": " + id + " was answered by --policy " + policy +
+                     ", not " + a.policy + " (give this bench another --out)");
+    }
+  }
   std::vector<Program> todo;
   for (const Program& p : programs)
     if (!rows.count(p.id)) todo.push_back(p);
@@ -321,7 +395,7 @@ void run_bench(const BenchArgs& a) {
   std::string device = !a.device.empty() ? a.device : gpu ? "cuda" : "cpu";
   info() << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
          << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
-         << device << " -> " << out.string() << "\n";
+         << device << ", policy " << a.policy << " -> " << out.string() << "\n";
   if (!todo.empty()) {
     LazyVerifier verifier(a, device, out);
     Progress progress{"bench", static_cast<int>(todo.size())};
@@ -349,9 +423,9 @@ void add_bench_commands(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   auto* bench = app.add_subcommand(
       "bench",
-      "Every KernelBench-format program of a folder through the built-in compiler and the "
-      "verifier: correct, KernelBench-native, fast_p against eager and torch.compile "
-      "(resumable)");
+      "Every KernelBench-format program of a folder through a policy (the built-in compiler "
+      "by default) and the verifier: correct, KernelBench-native, fast_p against eager and "
+      "torch.compile (resumable)");
   bench->add_option("dir", a->dir, "Folder of programs (.py with Model, get_inputs, ...)")
       ->required();
   bench->add_option("--out", a->out,
@@ -381,6 +455,12 @@ void add_bench_commands(CLI::App& app) {
   bench->add_flag("--no-kernelbench", a->no_kernelbench,
                   "Do not also judge the solutions by KernelBench's own protocol (seed 42, "
                   "no weight copying, 5 trials, allclose at 1e-4)");
+  bench
+      ->add_option("--policy", a->policy,
+                   "Who writes the solutions: compiler (default), model:CKPT or "
+                   "endpoint:URL[#MODEL]; of a program's sampled answers, the fastest verified")
+      ->check(policy_spec_error);
+  add_sampling_options(*bench, a->sampling);
   bench->callback([a] { run_bench(*a); });
 }
 

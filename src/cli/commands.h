@@ -64,6 +64,21 @@ nlohmann::json verify_once(VerifyRequest request, const std::string& cache_path,
 // The verdicts of many requests (one device kind), in order, from one pool of up to 8 workers.
 std::vector<nlohmann::json> verify_many(const std::vector<VerifyRequest>& requests,
                                         const std::string& cache_path, double timeout_s);
+// Policies other than the built-in compiler (python -m drtriton.policy): how they sample.
+struct Sampling {
+  int samples = 8;
+  double temperature = 0.8, top_p = 0.95;
+};
+void add_sampling_options(CLI::App& command, Sampling& sampling);
+// "" for a valid --policy (compiler, model:CKPT, endpoint:URL[#MODEL]), else why not.
+std::string policy_spec_error(const std::string& policy);
+// The answers of a sampling policy for each program (.py paths), asked in one batch: the
+// sources of the samples that held a ModelNew block (maybe none).
+std::vector<std::vector<std::string>> sample_answers(const std::string& policy,
+                                                     const std::vector<std::string>& programs,
+                                                     const Sampling& sampling);
+// The index of the fastest verdict that passed (its candidate's median time), or -1.
+int fastest_accepted(const std::vector<nlohmann::json>& verdicts);
 // The verdict as a table a person reads.
 void print_verdict(const nlohmann::json& verdict);
 // Prints the verdict (a table, or JSON); throws CliError "CANDIDATE: rejected: reason"

@@ -26,14 +26,83 @@ struct ConvertArgs {
   std::string program, out, device, cache, policy = "compiler";
   bool verify = false, no_verify = false, json = false, eval_mode = false;
   double timeout = 300;
-  int samples = 8;
-  double temperature = 0.8, top_p = 0.95;
+  Sampling sampling;
 };
 
 constexpr const char* kModelPolicy = "model:";
 constexpr const char* kEndpointPolicy = "endpoint:";
 
 }  // namespace
+
+std::string policy_spec_error(const std::string& p) {
+  auto names = [&](const char* prefix) {
+    return p.rfind(prefix, 0) == 0 && p.size() > std::strlen(prefix);
+  };
+  return p == "compiler" || names(kModelPolicy) || names(kEndpointPolicy)
+             ? std::string()
+             : "expected compiler, model:CKPT or endpoint:URL, got '" + p + "'";
+}
+
+std::vector<std::vector<std::string>> sample_answers(const std::string& policy,
+                                                     const std::vector<std::string>& programs,
+                                                     const Sampling& sampling) {
+  if (policy.rfind(kModelPolicy, 0) == 0 && !fs::is_directory(policy.substr(6)))
+    throw CliError("--policy " + policy + ": no such checkpoint folder");
+  fs::path dir = fs::temp_directory_path() / ("drtriton-samples-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  std::vector<std::string> args = {"--policy",      policy,
+                                   "--samples",     std::to_string(sampling.samples),
+                                   "--temperature", number(sampling.temperature),
+                                   "--top-p",       number(sampling.top_p),
+                                   "--out-dir",     dir.string()};
+  for (const std::string& program : programs) {
+    args.push_back("--program");
+    args.push_back(program);
+  }
+  int status = run_python_module("drtriton.policy", args, /*quiet_stdout=*/true);
+  if (status != 0) {
+    fs::remove_all(dir);
+    throw CliError("--policy " + policy + ": sampling failed (exit " + std::to_string(status) +
+                   ", see above)");
+  }
+  // DIR/pKKK_sSSS.py: sample SSS of program KKK, for those that held an answer.
+  std::vector<std::vector<std::string>> answers(programs.size());
+  std::vector<std::string> files;
+  if (fs::is_directory(dir)) {
+    for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    size_t k = std::stoul(fs::path(f).filename().string().substr(1, 3));
+    if (k < answers.size()) answers[k].push_back(read_file(f));
+  }
+  fs::remove_all(dir);
+  return answers;
+}
+
+double candidate_ms(const json& verdict) {
+  const json* t = &verdict;
+  for (const char* key : {"timing_ms", "candidate", "median"}) {
+    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null()) return 1e300;
+    t = &(*t)[key];
+  }
+  return t->is_number() ? t->get<double>() : 1e300;
+}
+
+int fastest_accepted(const std::vector<json>& verdicts) {
+  int best = -1;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (verdicts[i].value("passed", false) &&
+        (best < 0 || candidate_ms(verdicts[i]) < candidate_ms(verdicts[best])))
+      best = static_cast<int>(i);
+  }
+  return best;
+}
 
 namespace {
 
@@ -89,52 +158,17 @@ std::string verify_device(const ConvertArgs& a, bool gpu) {
   return a.device.empty() ? (gpu ? "cuda" : "cpu") : a.device;
 }
 
-double candidate_ms(const json& verdict) {
-  const json* t = &verdict;
-  for (const char* key : {"timing_ms", "candidate", "median"}) {
-    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null()) return 1e300;
-    t = &(*t)[key];
-  }
-  return t->is_number() ? t->get<double>() : 1e300;
-}
-
 // A sampling policy (`--policy model:CKPT` or `endpoint:URL`): SAMPLES answers (python -m
 // drtriton.policy), all verified in one pool; the fastest accepted one is the solution.
 void run_sampling_policy(const ConvertArgs& a) {
   if (!has_extension(a.program, ".py")) {
     throw CliError(a.program + ": a policy reads the program's source (.py), not a traced graph");
   }
-  if (a.policy.rfind(kModelPolicy, 0) == 0 && !fs::is_directory(a.policy.substr(6)))
-    throw CliError("--policy " + a.policy + ": no such checkpoint folder");
   std::string task =
       read_file(a.program);  // a missing program: the user's error, before the model loads
-  fs::path dir = fs::temp_directory_path() / ("drtriton-samples-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  auto number = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return std::string(buf);
-  };
-  int status = run_python_module("drtriton.policy",
-                                 {"--policy", a.policy, "--program", a.program, "--samples",
-                                  std::to_string(a.samples), "--temperature", number(a.temperature),
-                                  "--top-p", number(a.top_p), "--out-dir", dir.string()},
-                                 /*quiet_stdout=*/true);
-  if (status != 0) {
-    fs::remove_all(dir);
-    throw CliError("--policy " + a.policy + ": sampling failed (exit " + std::to_string(status) +
-                   ", see above)");
-  }
-  std::vector<std::string> files;
-  if (fs::is_directory(dir)) {
-    for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  std::vector<std::string> sources;
-  for (const std::string& f : files) sources.push_back(read_file(f));
-  fs::remove_all(dir);
+  std::vector<std::string> sources = sample_answers(a.policy, {a.program}, a.sampling)[0];
   if (sources.empty()) {
-    throw CliError(a.program + ": none of " + std::to_string(a.samples) +
+    throw CliError(a.program + ": none of " + std::to_string(a.sampling.samples) +
                    " samples held a ```python block with class ModelNew");
   }
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
@@ -154,19 +188,18 @@ void run_sampling_policy(const ConvertArgs& a) {
     requests[i].options.eval_mode = a.eval_mode;
   }
   std::vector<json> verdicts = verify_many(requests, a.cache, a.timeout);
-  int best = -1;
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].value("passed", false)) {
       info() << "  sample " << i + 1 << ": rejected at "
              << verdict_text(verdicts[i], "failed_stage", "?") << ": "
              << verdict_text(verdicts[i], "reason", "") << "\n";
-    } else if (best < 0 || candidate_ms(verdicts[i]) < candidate_ms(verdicts[best])) {
-      best = static_cast<int>(i);
     }
   }
+  int best = fastest_accepted(verdicts);
   if (best < 0) {
     throw CliError(a.program + ": none of " + std::to_string(sources.size()) +
-                   " answers passed the verifier (" + std::to_string(a.samples) + " samples)");
+                   " answers passed the verifier (" + std::to_string(a.sampling.samples) +
+                   " samples)");
   }
   write_output(out, sources[best]);
   info() << "drtriton convert: " << a.program << " -> " << out << " (answer " << best + 1 << " of "
@@ -256,22 +289,20 @@ void add_convert_commands(CLI::App& app) {
                    "Who writes the solution: compiler (default, the built-in compiler), "
                    "model:CKPT (samples from a trained checkpoint) or endpoint:URL[#MODEL] (an "
                    "OpenAI-compatible server); of sampled answers, the fastest verified one")
-      ->check([](const std::string& p) {
-        auto names = [&](const char* prefix) {
-          return p.rfind(prefix, 0) == 0 && p.size() > std::strlen(prefix);
-        };
-        return p == "compiler" || names(kModelPolicy) || names(kEndpointPolicy)
-                   ? std::string()
-                   : "expected compiler, model:CKPT or endpoint:URL, got '" + p + "'";
-      });
-  convert->add_option("--samples", a->samples, "Answers a sampling policy draws (default 8)")
-      ->check(CLI::Range(1, 256));
-  convert
-      ->add_option("--temperature", a->temperature, "Sampling temperature; 0: greedy (default 0.8)")
-      ->check(CLI::Range(0.0, 10.0));
-  convert->add_option("--top-p", a->top_p, "Nucleus sampling mass (default 0.95)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(policy_spec_error);
+  add_sampling_options(*convert, a->sampling);
   convert->callback([a] { run_convert(*a); });
+}
+
+void add_sampling_options(CLI::App& command, Sampling& sampling) {
+  command.add_option("--samples", sampling.samples, "Answers a sampling policy draws (default 8)")
+      ->check(CLI::Range(1, 256));
+  command
+      .add_option("--temperature", sampling.temperature,
+                  "Sampling temperature; 0: greedy (default 0.8)")
+      ->check(CLI::Range(0.0, 10.0));
+  command.add_option("--top-p", sampling.top_p, "Nucleus sampling mass (default 0.95)")
+      ->check(CLI::Range(0.0, 1.0));
 }
 
 }  // namespace drtriton::cli

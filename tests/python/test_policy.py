@@ -120,3 +120,30 @@ def test_endpoint_errors_name_the_server(server, tmp_path):
     Stub.choices = ["no code today"] * 8
     r = convert(f"endpoint:{server}")
     assert r.returncode == 1 and "none of 8 samples held" in r.stderr
+
+
+def test_bench_judges_each_programs_sampled_answers(server, compiled, tmp_path):
+    """`drtriton bench --policy endpoint:...`: one request per program, every answer judged,
+    the row is the fastest accepted; a results file holds one policy's rows only."""
+    programs = tmp_path / "programs"
+    programs.mkdir()
+    for name in ("a", "b"):
+        (programs / f"{name}.py").write_text(PROGRAM)
+    Stub.choices = ["no code here", compiled, compiled, compiled]  # a: 1 answer, b: 2
+
+    def bench(*args):
+        return subprocess.run([BIN, "bench", str(programs), "--out", str(tmp_path / "out"),
+                               "--device", "cpu", "--no-compile", "--no-kernelbench", *args],
+                              capture_output=True, text=True, cwd=ROOT)
+
+    r = bench("--policy", f"endpoint:{server}", "--samples", "2")
+    assert r.returncode == 0, r.stderr
+    rows = {row["id"]: row for row in map(json.loads, open(tmp_path / "out" / "results.jsonl"))}
+    assert [q["body"]["n"] for q in Stub.requests] == [2, 2]  # one request per program
+    assert rows["a"]["passed"] and rows["b"]["passed"], r.stderr
+    assert (rows["a"]["samples"], rows["a"]["samples_passed"]) == (1, 1)  # one held an answer
+    assert (rows["b"]["samples"], rows["b"]["samples_passed"]) == (2, 2)
+    assert rows["a"]["policy"] == f"endpoint:{server}"
+    assert "| 2 | 2 (100.0%) | 2 (100.0%) |" in r.stdout
+    r = bench()  # the compiler, into the endpoint's results: refused, nothing written
+    assert r.returncode == 1 and "was answered by --policy endpoint:" in r.stderr
