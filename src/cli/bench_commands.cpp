@@ -238,9 +238,11 @@ std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& v
   std::vector<size_t> first;  // each program's first request
   for (size_t i = 0; i < chunk.size(); ++i) {
     first.push_back(requests.size());
+    if (candidates[i].sources.empty()) continue;
+    const std::string task = read_file(chunk[i].path);
     for (const std::string& source : candidates[i].sources) {
       VerifyRequest r;
-      r.task = read_file(chunk[i].path);
+      r.task = task;
       r.candidate = source;
       r.options.device = device;
       if (a.no_compile) r.options.compile = false;

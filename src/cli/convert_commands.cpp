@@ -78,7 +78,8 @@ std::vector<std::vector<std::string>> sample_answers(const std::string& policy,
   }
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
-    size_t k = std::stoul(fs::path(f).filename().string().substr(1, 3));
+    std::string name = fs::path(f).filename().string();
+    size_t k = std::stoul(name.substr(1, name.find('_') - 1));
     if (k < answers.size()) answers[k].push_back(read_file(f));
   }
   fs::remove_all(dir);

@@ -286,6 +286,14 @@ class Lowering {
   void lower_normalization(const Node& n);
   void lower_batch_norm(const Node& n, const ReducePlan& plan);
   void lower_instance_norm(const Node& n, const ReducePlan& plan);
+  // What a norm with running statistics reads from its node: eps, momentum (NaN for
+  // momentum=None) and the forward variables of running_mean and running_var.
+  struct RunningStats {
+    std::string eps;
+    double momentum;
+    std::string mean, var;
+  };
+  RunningStats running_stats(const Node& n);
   std::string kernel_name(const Node& n, const std::string& what) const {
     return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
   }
@@ -1340,13 +1348,15 @@ std::string power_of_two_block(const std::string& size) {
   return std::to_string(b);
 }
 
+Lowering::RunningStats Lowering::running_stats(const Node& n) {
+  return {float_literal(attr_float(n.attrs, "eps")), attr_float(n.attrs, "momentum"),
+          param_var(n, "running_mean"), param_var(n, "running_var")};
+}
+
 void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
   const std::string rows_py = product(plan.kept);
   const std::string block = power_of_two_block(rows_py);  // one block of channels
-  const std::string eps = float_literal(attr_float(n.attrs, "eps"));
-  const double momentum = attr_float(n.attrs, "momentum");  // NaN: momentum=None
-  const std::string running_mean = param_var(n, "running_mean");
-  const std::string running_var = param_var(n, "running_var");
+  const auto [eps, momentum, running_mean, running_var] = running_stats(n);
 
   forward_.push_back("if self.training:");
   size_t train_from = forward_.size();
@@ -1398,10 +1408,7 @@ void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
 void Lowering::lower_instance_norm(const Node& n, const ReducePlan& plan) {
   const std::string batch = plan.kept[0], channels = plan.kept[1];
   const std::string rows_py = product(plan.kept);
-  const std::string eps = float_literal(attr_float(n.attrs, "eps"));
-  const double momentum = attr_float(n.attrs, "momentum");  // NaN: momentum=None
-  const std::string running_mean = param_var(n, "running_mean");
-  const std::string running_var = param_var(n, "running_var");
+  const auto [eps, momentum, running_mean, running_var] = running_stats(n);
 
   forward_.push_back("if self.training:");
   size_t train_from = forward_.size();
