@@ -60,8 +60,8 @@ class Service:
 def judge_once(items, judge):
     """judge(unique_items) -> their verdicts, for `items` in which each distinct item (task,
     candidate and options) is judged once and its verdict given to every copy: sampled
-    answers repeat (in the RL runs on the H200, 38 of a step's 128 completions at difficulty
-    1 were distinct)."""
+    answers repeat (in an RL run on the H200, 128 completions at difficulty 1, 32 a step,
+    held 38 distinct answers)."""
     first, unique = {}, []
     keys = [json.dumps(item, sort_keys=True) for item in items]
     for key, item in zip(keys, items):
