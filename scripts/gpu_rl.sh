@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# DRPO against GRPO from one warm-up checkpoint, on the device machine, within one call:
+# DRPO against GRPO from one warm-up checkpoint, on the device machine:
 #   1. build (scripts/gpu_build.sh, carry .deps),
-#   2. the twin runs side by side on the one GPU, same seed (SEED), same budget (RL_MINUTES
-#      each, start-up included), each with its own `drtriton serve` (WORKERS workers); they
-#      differ only in --algo. The curriculum is --levels LEVELS, promoting at PROMOTE_AT,
+#   2. for each seed of SEEDS, the twin runs, all side by side on the one GPU, same budget
+#      (RL_MINUTES each, start-up included), each with its own `drtriton serve` (WORKERS
+#      workers); twins differ only in --algo. The curriculum is --levels LEVELS, promoting
+#      at PROMOTE_AT,
 #   3. the held-out suites of difficulty 1 and 2 (`drtriton synth --suite`, fixed seeds,
 #      never trained on; EVAL_PROGRAMS each at RL_SIZE), answered by the warm-up (unless
-#      EVAL_WARMUP=0) and by both results, in parallel, SAMPLES samples per program (the
+#      EVAL_WARMUP=0) and by every run, in parallel, SAMPLES samples per program (the
 #      first greedy), each judged by its own service: correct and faster-than-eager shares,
-# then prints one table. $OUT gets rl_drpo.tar.gz and rl_grpo.tar.gz (metrics.jsonl,
-# samples.jsonl, metrics.png, rl_config.json, the log; not the weights) and eval_NAME.json.
+# then prints one table. $OUT gets rl_runs.tar.gz (per run: metrics.jsonl, samples.jsonl,
+# metrics.png, rl_config.json, the log; not the weights) and eval.tar.gz (eval_NAME.json
+# and the logs).
+# A budget longer than one call: the runs live in /tmp, which a machine still warm from the
+# last call keeps (it is given back about 30 s after a call ends). RESUME=1 continues them
+# for RL_MINUTES more; RL_MINUTES=0 trains nothing; EVAL=0 evaluates nothing.
 #   here:  the warm-up checkpoint (a save_pretrained directory) in .data/
-#   there: CKPT=.data/ckpt_v4/ckpt SEED=0 bash scripts/gpu_rl.sh        (carry .deps, .data/ckpt_v4)
+#   there: CKPT=.data/ckpt_v4/ckpt SEEDS="0 1" EVAL=0 bash scripts/gpu_rl.sh  (carry .deps, .data/ckpt_v4)
+#          then at once: CKPT=.data/ckpt_v4/ckpt SEEDS="0 1" RESUME=1 bash scripts/gpu_rl.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
@@ -19,6 +25,7 @@ source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 
 CKPT=${CKPT:?CKPT= names the warm-up checkpoint directory}
+SEEDS=${SEEDS:-0}
 RL_MINUTES=${RL_MINUTES:-4}
 PROMPTS=${PROMPTS:-4}
 GROUP=${GROUP:-8}
@@ -32,26 +39,46 @@ PROMOTE_AT=${PROMOTE_AT:-0.5}
 RL_SIZE=${RL_SIZE:-small}
 EVAL_PROGRAMS=${EVAL_PROGRAMS:-12}
 SAMPLES=${SAMPLES:-4}
-WORKERS=${WORKERS:-7}
-SEED=${SEED:-0}
 KV_CACHE=${KV_CACHE:-dynamic}  # static measured 1.06x (sft_h200.md): not worth compiling
-KL_DELTA=${KL_DELTA:-0.005}  # the KL allowed free: DRPO's policy broke at 0.012
+KL_DELTA=${KL_DELTA:-0.005}    # the KL allowed free: DRPO's policy broke at 0.012
+runs=""
+for seed in $SEEDS; do runs="$runs drpo_s$seed grpo_s$seed"; done
+n_runs=$(echo $runs | wc -w)
+WORKERS=${WORKERS:-$(( 14 / n_runs > 1 ? 14 / n_runs : 1 ))}  # 16 cores for all services
 WORK=/tmp/drtriton-rl
-# a machine still warm from an earlier call keeps its /tmp: start clean, never resume
-rm -rf "$WORK" && mkdir -p "$WORK/drpo" "$WORK/grpo"
+if [ "${RESUME:-0}" = 1 ]; then
+  for run in $runs; do
+    [ -f "$WORK/$run/rl_config.json" ] || {
+      echo "RESUME=1: no run $run in $WORK (the machine was given back between calls)"; exit 1; }
+  done
+else
+  rm -rf "$WORK"  # a warm machine keeps /tmp: a fresh start must not find old runs
+fi
+mkdir -p "$WORK/eval"
 
-echo "== rl: drpo and grpo twins, seed $SEED, $RL_MINUTES min each, side by side"
-for algo in drpo grpo; do
-  python3 -m drtriton.learn.rl --model "$CKPT" --out "$WORK/$algo" --algo "$algo" \
-    --levels "$LEVELS" --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" \
-    --size "$RL_SIZE" --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens 1536 --temperature 1.0 --eval_every 6 \
-    --eval_programs 16 --max_steps 100000 --max_minutes "$RL_MINUTES" --workers "$WORKERS" \
-    --seed "$SEED" --kv_cache "$KV_CACHE" --binary build/drtriton > "$WORK/$algo/rl.log" 2>&1 &
-done
+if [ "$RL_MINUTES" != 0 ]; then
+  echo "== rl:$runs; $RL_MINUTES min each, side by side, $WORKERS workers each"
+  for run in $runs; do
+    algo=${run%_s*} seed=${run#*_s}
+    mkdir -p "$WORK/$run"
+    if [ "${RESUME:-0}" = 1 ]; then
+      args=(--out "$WORK/$run" --resume)
+    else
+      args=(--model "$CKPT" --out "$WORK/$run" --algo "$algo" --levels "$LEVELS"
+        --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" --size "$RL_SIZE"
+        --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens 1536 --temperature 1.0
+        --eval_every 6 --eval_programs 16 --max_steps 100000 --seed "$seed"
+        --kv_cache "$KV_CACHE")
+    fi
+    python3 -m drtriton.learn.rl "${args[@]}" --max_minutes "$RL_MINUTES" --workers "$WORKERS" \
+      --binary build/drtriton >> "$WORK/$run/rl.log" 2>&1 &
+  done
+fi
 # the held-out suites meanwhile (CPU only)
-build/drtriton synth --suite "$WORK/suite" --size "$RL_SIZE" --count "$EVAL_PROGRAMS" \
-  --numeric-check > /dev/null 2>&1
-python3 - "$WORK" <<'PY'
+if [ ! -f "$WORK/d2.jsonl" ]; then
+  build/drtriton synth --suite "$WORK/suite" --size "$RL_SIZE" --count "$EVAL_PROGRAMS" \
+    --numeric-check > /dev/null 2>&1
+  python3 - "$WORK" <<'PY'
 import json, sys
 work = sys.argv[1]
 rows = [json.loads(line) for line in open(f"{work}/suite/suite.jsonl")]
@@ -59,36 +86,41 @@ for d in (1, 2):
     with open(f"{work}/d{d}.jsonl", "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
 PY
+fi
 wait
-for algo in drpo grpo; do
-  echo "-- $algo"; grep "^rl: " "$WORK/$algo/rl.log" | tail -3
-  tar -czf "$OUT/rl_$algo.tar.gz" -C "$WORK/$algo" metrics.jsonl samples.jsonl metrics.png rl_config.json rl.log
+for run in $runs; do
+  echo "-- $run"; grep "^rl: " "$WORK/$run/rl.log" | tail -3
 done
+(cd "$WORK" && tar -czf "$OUT/rl_runs.tar.gz" $(for run in $runs; do
+  for f in metrics.jsonl samples.jsonl metrics.png rl_config.json rl.log; do
+    [ -f "$run/$f" ] && echo "$run/$f"; done; done))
+[ "${EVAL:-1}" = 1 ] || exit 0
 
-names="drpo grpo"; [ "${EVAL_WARMUP:-1}" = 0 ] || names="warmup $names"
+names=$runs; [ "${EVAL_WARMUP:-1}" = 0 ] || names="warmup $names"
 eval_s=$(( ${CALL_S:-580} - ($(date +%s) - START_S) ))  # CALL_S: the call's time limit
 echo "== held-out suites: $names in parallel, $eval_s s"
 for name in $names; do
   model=$CKPT; [ "$name" = warmup ] || model=$WORK/$name
   timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" \
     --binary build/drtriton --kv-cache "$KV_CACHE" --max-new-tokens 1536 --device cuda \
-    --workers 4 --compile-timeout 30 --run-timeout 90 --batch-size 512 --out "$OUT/eval_$name.json" \
-    --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" > "$WORK/eval_$name.log" 2>&1 &
+    --workers "${EVAL_WORKERS:-3}" --compile-timeout 30 --run-timeout 90 --batch-size 512 \
+    --out "$WORK/eval/eval_$name.json" --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" \
+    > "$WORK/eval/eval_$name.log" 2>&1 &
 done
 wait
-tar -czf "$OUT/eval_logs.tar.gz" -C "$WORK" $(cd "$WORK" && ls eval_*.log)
-python3 - "$OUT" $names <<'PY'
+tar -czf "$OUT/eval.tar.gz" -C "$WORK" eval
+python3 - "$WORK/eval" $names <<'PY'
 import json, os, sys
-out, names = sys.argv[1], sys.argv[2:]
-print(f"{'policy':<8}{'suite':<6}{'programs':>9}{'first correct':>15}{'first faster':>14}"
+where, names = sys.argv[1], sys.argv[2:]
+print(f"{'policy':<9}{'suite':<6}{'programs':>9}{'first correct':>15}{'first faster':>14}"
       f"{'all correct':>13}{'all faster':>12}")
 for name in names:
-    path = f"{out}/eval_{name}.json"
+    path = f"{where}/eval_{name}.json"
     if not os.path.exists(path):
-        print(f"{name:<8}(no report: the evaluation ran out of time)")
+        print(f"{name:<9}(no report: the evaluation ran out of time)")
         continue
     for suite, r in json.load(open(path))["suites"].items():
-        print(f"{name:<8}{suite:<6}{r['programs']:>9}{100 * r['first_sample_pass']:>14.1f}%"
+        print(f"{name:<9}{suite:<6}{r['programs']:>9}{100 * r['first_sample_pass']:>14.1f}%"
               f"{100 * r['first_sample_faster']:>13.1f}%{100 * r['sample_pass']:>12.1f}%"
               f"{100 * r['sample_faster']:>11.1f}%")
 PY

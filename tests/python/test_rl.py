@@ -145,3 +145,24 @@ def test_correct_samples_are_pulled_up(memorized, tmp_path):
     assert step["mean_log_speedup"] is not None  # the speed side of the reward ran
     assert step["pull"] > 0 and 0 < step["max_weight"] <= 1
     assert evaluation == {"step": 1, "level": 1, "dev_pass": 1.0}  # greedy: the learned answer
+
+
+def test_compare_runs_plots_runs_and_names_a_bad_line(tmp_path):
+    from drtriton.learn import compare_runs
+    for name, rate in (("drpo", 0.5), ("grpo", 0.25)):
+        run = tmp_path / name
+        run.mkdir()
+        records = [{"step": 1, "level": 1, "pass_rate": rate, "kl": 0.0},
+                   {"step": 1, "level": 1, "dev_pass": 0.8},
+                   {"step": 2, "level": 2, "pass_rate": rate / 2, "kl": 1e-3}]
+        (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "runs.png"
+    compare_runs.main([str(tmp_path / "drpo"), str(tmp_path / "grpo"), "--out", str(out)])
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    with open(tmp_path / "grpo" / "metrics.jsonl", "a") as f:
+        f.write("{not json\n")
+    with pytest.raises(SystemExit, match=r"grpo/metrics.jsonl:4: not JSON"):
+        compare_runs.main([str(tmp_path / "drpo"), str(tmp_path / "grpo"), "--out", str(out)])
+    with pytest.raises(SystemExit, match="no such file"):
+        compare_runs.main([str(tmp_path), "--out", str(out)])
