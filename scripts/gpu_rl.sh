@@ -41,6 +41,8 @@ EVAL_PROGRAMS=${EVAL_PROGRAMS:-12}
 SAMPLES=${SAMPLES:-4}
 KV_CACHE=${KV_CACHE:-dynamic}  # static measured 1.06x (sft_h200.md): not worth compiling
 KL_DELTA=${KL_DELTA:-0.005}    # the KL allowed free: DRPO's policy broke at 0.012
+# 1,536 cut 24 of drpo_s0's 192 level-2 samples short (rl_h200.md, third session)
+MAX_NEW_TOKENS=${MAX_NEW_TOKENS:-2048}
 runs=""
 for seed in $SEEDS; do runs="$runs drpo_s$seed grpo_s$seed"; done
 n_runs=$(echo $runs | wc -w)
@@ -66,7 +68,7 @@ if [ "$RL_MINUTES" != 0 ]; then
     else
       args=(--model "$CKPT" --out "$WORK/$run" --algo "$algo" --levels "$LEVELS"
         --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" --size "$RL_SIZE"
-        --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens 1536 --temperature 1.0
+        --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens "$MAX_NEW_TOKENS" --temperature 1.0
         --eval_every 6 --eval_programs 16 --max_steps 100000 --seed "$seed"
         --kv_cache "$KV_CACHE")
     fi
@@ -102,7 +104,7 @@ echo "== held-out suites: $names in parallel, $eval_s s"
 for name in $names; do
   model=$CKPT; [ "$name" = warmup ] || model=$WORK/$name
   timeout "$eval_s" python3 -m drtriton.learn.evaluate --ckpt "$model" --samples "$SAMPLES" \
-    --binary build/drtriton --kv-cache "$KV_CACHE" --max-new-tokens 1536 --device cuda \
+    --binary build/drtriton --kv-cache "$KV_CACHE" --max-new-tokens "$MAX_NEW_TOKENS" --device cuda \
     --workers "${EVAL_WORKERS:-3}" --compile-timeout 30 --run-timeout 90 --batch-size 512 \
     --out "$WORK/eval/eval_$name.json" --suite "$WORK/d1.jsonl" --suite "$WORK/d2.jsonl" \
     > "$WORK/eval/eval_$name.log" 2>&1 &
