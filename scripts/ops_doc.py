@@ -64,7 +64,9 @@ How to read the tables:
   (`nn.Linear(...)`) owns its parameters, named as its `state_dict` names them.
 - **aten**: the aten operators that `drtriton import` maps onto this operator. Other
   spellings of one operation (`torch.multiply`, `x.T`, `swapaxes`, `movedim`, `detach`) are
-  renamed to one of these first (`src/ir/pytorch_import.cpp`).
+  renamed to one of these first (`src/ir/pytorch_import.cpp`); `x.to(dtype)`, `x.half()`,
+  `x.float()` and `x.type_as(y)` (`aten::to`, `aten::_to_copy`, `aten::type_as`) become
+  `cast` where the dtype changes and `clone` where it does not.
 - **operand domain**: the values the generator feeds the operand, so that programs stay
   finite (`log` only sees positive values).
 - **synth**: whether `drtriton synth` can draw the operator. Those marked "not yet" are

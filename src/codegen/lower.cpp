@@ -322,6 +322,31 @@ class Lowering {
     return "_round_bf16(" + x + ")";
   }
 
+  // fp16 and bf16 values (and the parameters of a module whose output is one) are loaded
+  // into fp32.
+  bool low_precision(ValueId v) const {
+    DType dtype = g_.value(v).type.dtype;
+    return dtype == DType::F16 || dtype == DType::BF16;
+  }
+  // A value cast to `dtype` as kernels hold it: floating values in fp32, fp16 and bf16 ones
+  // rounded to their precision first (as PyTorch rounds on the cast); bool as a comparison;
+  // integers truncated toward zero.
+  std::string cast_to(DType from, DType dtype, const std::string& x) {
+    std::string fp32 = is_floating(from) ? x : x + ".to(tl.float32)";
+    switch (dtype) {
+      case DType::F16: return x + ".to(tl.float16).to(tl.float32)";
+      case DType::BF16:
+        helpers_.insert("_round_bf16");
+        return "_round_bf16(" + fp32 + ").to(tl.float32)";
+      case DType::Bool: return "(" + x + " != 0)";
+      case DType::I64: return x + ".to(tl.int64)";
+      case DType::I32: return x + ".to(tl.int32)";
+      case DType::F32: return fp32;
+      default:
+        throw IrError("codegen: no cast to " + std::string(dtype_name(dtype)) + " in a kernel");
+    }
+  }
+
   const Graph& g_;
   const CodegenOptions& options_;
   std::map<ValueId, Buffer> buffers_;
@@ -375,9 +400,8 @@ std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const I
   std::vector<std::string> shape = shape_of(v);
   std::string offset =
       !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
-  DType dtype = g_.value(v).type.dtype;
-  return load_at(k, var, offset, load_mask(idx, idx.dims), is_floating(dtype) ? "0.0" : "0",
-                 dtype == DType::F16 || dtype == DType::BF16);
+  return load_at(k, var, offset, load_mask(idx, idx.dims),
+                 is_floating(g_.value(v).type.dtype) ? "0.0" : "0", low_precision(v));
 }
 
 // Every load of a kernel goes through here: one per element and mask (later reads reuse it).
@@ -474,7 +498,8 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     // The bias is per output feature (a Linear's last dim) or per channel (dim 1).
     std::string bias = param_var(n, "bias");
     int channel = n.op == Op::Linear ? static_cast<int>(idx.dims.size()) - 1 : 1;
-    std::string b = load_at(k, bias, idx.dims[channel], load_mask(idx, {idx.dims[channel]}), "0.0");
+    std::string b = load_at(k, bias, idx.dims[channel], load_mask(idx, {idx.dims[channel]}), "0.0",
+                            low_precision(out));
     return k.assign(acc + " + " + b);
   }
   if (s.category == Category::Normalization) {
@@ -511,7 +536,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         pshape = {shape_of(out)[1]};
       }
       std::string off = linearize(k, pdims, pshape);
-      std::string pv = load_at(k, var, off, load_mask(idx, pdims), "0.0");
+      std::string pv = load_at(k, var, off, load_mask(idx, pdims), "0.0", low_precision(out));
       y = k.assign(rel == "weight" ? y + " * " + pv : y + " + " + pv);
     }
     return y;
@@ -526,6 +551,11 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
       case Op::Contiguous:
       case Op::Dropout:
       case Op::Identity: return emit(k, in, idx);
+      case Op::Cast: {
+        std::string x = emit(k, in, idx);
+        std::string y = cast_to(g_.value(in).type.dtype, g_.value(out).type.dtype, x);
+        return y == x ? x : k.assign(y);
+      }
       case Op::Permute:
       case Op::Transpose: {
         std::vector<int64_t> perm;
@@ -576,7 +606,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         std::string width = std::to_string(attr_int(n.attrs, "embedding_dim"));
         std::string valid = k.assign("(" + id + " >= 0) & (" + id + " < " + rows + ")");
         return load_at(k, param_var(n, "weight"), id + " * " + width + " + " + column,
-                       "(" + idx.mask + ") & " + valid, "0.0");
+                       "(" + idx.mask + ") & " + valid, "0.0", low_precision(out));
       }
       case Op::Roll: {  // out[i] = in[(i - shift) mod n], with (-shift) mod n taken in Python
         Index r{idx.dims, idx.mask, "", {}};

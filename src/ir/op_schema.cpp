@@ -517,6 +517,13 @@ std::vector<OpSchema> build_table() {
        .torch_function = "F.dropout($0, p={p})", .aten = {"aten::dropout"}});
   add({.op = Op::Identity, .infer_shape = same_shape, .flops = no_flops,
        .torch_module = "nn.Identity()"});
+  // Import makes it of aten::to, _to_copy and type_as when the dtype changes (a clone when
+  // it does not).
+  add({.op = Op::Cast,
+       .attrs = {{.name = "dtype", .type = AttrType::Str, .default_value = std::string("f32"),
+                  .choices = {"f32", "f16", "bf16", "bool", "i64", "i32"}}},
+       .infer_shape = cast, .flops = no_flops, .torch_function = "$0.to({dtype})",
+       .aten = {"drtriton::cast"}, .sampled = false});
   return t;
 }
 

@@ -185,6 +185,17 @@ const std::map<std::string, Alias>& aten_aliases() {
   return table;
 }
 
+// The IR spelling of a torch dtype name the frontend writes ("float32" -> "f32").
+std::string ir_dtype(const json& torch_name) {
+  static const std::map<std::string, std::string> names = {
+      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float64", "f64"},
+      {"int64", "i64"},   {"int32", "i32"},   {"bool", "bool"}};
+  std::string name = torch_name.is_string() ? torch_name.get<std::string>() : torch_name.dump();
+  auto it = names.find(name);
+  if (it == names.end()) throw Unsupported("dtype " + name + " is not supported");
+  return it->second;
+}
+
 // Renames an alias to its canonical spelling; rewrites the calls that are a permutation
 // (x.T, x.mT, movedim) or no operation at all (detach, alias) into permute and clone.
 void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
@@ -209,6 +220,22 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
   if (t == "aten::bitwise_not" && c.refs.size() == 1 &&
       type_at(types, c.refs[0]).dtype == DType::Bool) {  // ~mask
     c.target = "aten::logical_not";
+    return;
+  }
+  if (t == "aten::to" || t == "aten::_to_copy" || t == "aten::type_as") {
+    // x.to(dtype), x.half(), x.to(y), x.type_as(y): a cast, or a copy where the dtype stays
+    // (a device move is no operation on one device).
+    std::string from(dtype_name(type_at(types, c.refs.at(0)).dtype)), to = from;
+    if (c.refs.size() == 2) {
+      to = dtype_name(type_at(types, c.refs[1]).dtype);
+      c.refs.resize(1);
+    } else if (c.consts.count("dtype") && !c.consts["dtype"].is_null()) {
+      to = ir_dtype(c.consts["dtype"]);
+    }
+    for (const char* gone : {"dtype", "copy", "non_blocking", "device", "layout"})
+      c.consts.erase(gone);
+    c.target = to == from ? "aten::clone" : "drtriton::cast";
+    if (to != from) c.consts["dtype"] = to;
     return;
   }
   if (t == "aten::detach" || t == "aten::alias" || t == "aten::lift_fresh_copy") {
@@ -264,17 +291,6 @@ double as_double(const AttrValue& a) {
   if (std::holds_alternative<bool>(a)) return std::get<bool>(a) ? 1 : 0;
   if (std::holds_alternative<int64_t>(a)) return static_cast<double>(std::get<int64_t>(a));
   return std::get<double>(a);
-}
-
-// The IR spelling of a torch dtype name the frontend writes ("float32" -> "f32").
-std::string ir_dtype(const json& torch_name) {
-  static const std::map<std::string, std::string> names = {
-      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float64", "f64"},
-      {"int64", "i64"},   {"int32", "i32"},   {"bool", "bool"}};
-  std::string name = torch_name.is_string() ? torch_name.get<std::string>() : torch_name.dump();
-  auto it = names.find(name);
-  if (it == names.end()) throw Unsupported("dtype " + name + " is not supported");
-  return it->second;
 }
 
 // torch.zeros, ones, full, their _like and new_ forms: one `full` node that reads no tensor.

@@ -103,6 +103,12 @@ TensorType full(const Ins&, Attrs& attrs) {
   return out;
 }
 
+TensorType cast(const Ins& in, Attrs& attrs) {
+  TensorType out = in[0];
+  parse_dtype(attr_str(attrs, "dtype"), &out.dtype);  // one of the attribute's choices
+  return out;
+}
+
 TensorType div_scalar(const Ins& in, Attrs& attrs) {
   if (attr_float(attrs, "other") == 0) fail("division by the scalar 0");
   return in[0];

@@ -15,6 +15,7 @@ TensorType broadcast(const Ins& in, Attrs& attrs);
 TensorType compare(const Ins& in, Attrs& attrs);         // broadcast, bool out
 TensorType compare_scalar(const Ins& in, Attrs& attrs);  // same shape, bool out
 TensorType full(const Ins& in, Attrs& attrs);            // no inputs: size and dtype
+TensorType cast(const Ins& in, Attrs& attrs);            // same shape, dtype
 TensorType div_scalar(const Ins& in, Attrs& attrs);
 TensorType where(const Ins& in, Attrs& attrs);
 TensorType linear(const Ins& in, Attrs& attrs);

@@ -297,6 +297,35 @@ def test_static_allows(source):
     assert rules(source) == []
 
 
+def test_sizes_vary_only_where_the_built_reference_still_runs():
+    """`features` sizes both the inputs and, read as a global by __init__, the Linear: the
+    models are built once, so only `rows` may vary (varying both made the reference itself
+    fail, and the verdict blamed the candidate)."""
+    import types
+    task = types.ModuleType("task")
+    exec("""
+import torch
+import torch.nn as nn
+rows = 8
+features = 32
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(features, features)
+    def forward(self, x):
+        return self.fc(x)
+def get_inputs():
+    return [torch.randn(rows, features)]
+def get_init_inputs():
+    return []
+""", task.__dict__)
+    for up, rows in ((False, 7), (True, None)):
+        with inputs.varied_constants(task, [task.Model], up=up) as varied:
+            assert list(varied) == ["rows"], varied
+            assert rows is None or varied["rows"] == [8, rows]
+    assert (task.rows, task.features) == (8, 32)
+
+
 def test_reduced_precision_is_allowed_when_the_task_is_half():
     half_task = static_checks.analyze_task(
         "import torch\nclass Model(torch.nn.Module):\n    def __init__(self, scale):\n        pass\n"

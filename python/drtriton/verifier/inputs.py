@@ -158,18 +158,25 @@ def _size_constants(module):
             if type(value) is int and not name.startswith("_")}
 
 
-def _meta_forward_ok(task_module, model_classes):
+def _meta_forward_ok(task_module, model_classes, varied=None):
+    """Does the reference run on the meta device, and ModelNew build? With `varied`
+    ({name: new value}), the models are built with the task's constants as they are, then
+    run on the inputs of the varied ones: the verifier keeps the models it built, so a
+    constant that __init__ also reads (nn.Linear(features, ...)) must not vary."""
+    original = {name: getattr(task_module, name) for name in (varied or {})}
     try:
         with torch.device("meta"), torch.no_grad():
             init = list(task_module.get_init_inputs())
-            inputs = list(task_module.get_inputs())
-            for i, cls in enumerate(model_classes):
-                model = cls(*init)
-                if i == 0:  # the reference must run; ModelNew only has to build
-                    model(*inputs)
+            models = [cls(*init) for cls in model_classes]
+            for name, value in (varied or {}).items():
+                setattr(task_module, name, value)
+            models[0](*task_module.get_inputs())  # the reference must run
         return True
     except Exception:
         return False
+    finally:
+        for name, value in original.items():
+            setattr(task_module, name, value)
 
 
 def shrink_constants(task_module, model_classes, other_modules=()):
@@ -264,11 +271,13 @@ def _find_variation(task_module, model_classes, original, step, growth_limit):
         setattr(task_module, name, step(value, 2.0))
         try:
             shapes, init = _meta_shapes(task_module)
-            if shapes != base_shapes and init == base_init:
-                qualifying.append(name)
+            changes_inputs = shapes != base_shapes and init == base_init
         except Exception:
-            pass
+            changes_inputs = False
         setattr(task_module, name, value)
+        if changes_inputs and _meta_forward_ok(task_module, model_classes[:1],
+                                               {name: step(value, 2.0)}):
+            qualifying.append(name)
     if not qualifying:
         return {}
     growth = growth_limit ** (1 / len(qualifying))
@@ -279,11 +288,12 @@ def _find_variation(task_module, model_classes, original, step, growth_limit):
         try:
             total = sum(math.prod(s) for s in _meta_shapes(task_module)[0])
             fits = total <= growth_limit * base_total
-            ok = fits and _meta_forward_ok(task_module, model_classes[:1])
         except Exception:
-            fits = ok = False
+            fits = False
         for name, value in original.items():
             setattr(task_module, name, value)
+        ok = fits and _meta_forward_ok(task_module, model_classes[:1],
+                                       {k: new for k, (_, new) in changed.items()})
         if ok:
             return changed
         if fits:
