@@ -335,9 +335,7 @@ class Lowering {
     std::string fp32 = is_floating(from) ? x : x + ".to(tl.float32)";
     switch (dtype) {
       case DType::F16: return x + ".to(tl.float16).to(tl.float32)";
-      case DType::BF16:
-        helpers_.insert("_round_bf16");
-        return "_round_bf16(" + fp32 + ").to(tl.float32)";
+      case DType::BF16: return rounded(DType::BF16, fp32) + ".to(tl.float32)";
       case DType::Bool: return "(" + x + " != 0)";
       case DType::I64: return x + ".to(tl.int64)";
       case DType::I32: return x + ".to(tl.int32)";

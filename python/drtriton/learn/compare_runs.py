@@ -14,7 +14,8 @@ import os
 import sys
 
 PANELS = [("pass_rate", "training pass rate"), ("faster_than_eager", "faster than eager"),
-          ("dev_pass", "development pass rate\n(each level its own line)"), ("kl", "KL to warm-up"), ("level", "level")]
+          ("dev_pass", "development pass rate\n(each level its own line)"),
+          ("kl", "KL to warm-up"), ("level", "level")]
 
 
 def read_metrics(run: str) -> list[dict]:

@@ -521,8 +521,9 @@ class _Judgement:
         f = yield Call(fresh, self.fill_buffers(self.sets[1]))
         return f.counts if f.error is None else {}
 
-    def run_set(self, index, label, values):
-        """One checked forward on one input set (a generator step of `correct`)."""
+    def run_set(self, index, label, values, reference=None):
+        """One checked forward on one input set (a generator step of `correct`); `reference`:
+        self.reference of these values where it already ran."""
         self.cand_model.load_state_dict(self.state)
         args = self.fill_buffers(values)
         saved = _clone(args)
@@ -537,7 +538,7 @@ class _Judgement:
             out_leaves = compare.leaves(out)
         except compare.Mismatch as e:
             raise Reject("correct", f"{where}: {e}")
-        eager, truth, eager_args = self.reference(saved)
+        eager, truth, eager_args = reference or self.reference(saved)
         self.compare_buffers(where)
         if index >= inputs_mod.STRUCTURED_FROM:
             why = self.uninformative(eager, truth, saved, label)
@@ -648,15 +649,14 @@ class _Judgement:
                 # channel count): the reference itself runs first, and where it fails the
                 # variation says nothing about the candidate.
                 try:
-                    self.model.load_state_dict(self.state)
-                    with torch.no_grad():
-                        self.model(*_to(_clone(values), self.device))
+                    reference = self.reference(_to(_clone(values), self.device))
                 except Exception as e:
                     skipped = self.v["checks"].setdefault("shape_variation_skipped", {})
                     skipped[direction] = f"{text}: the reference fails ({type(e).__name__})"
                     continue
                 variations[direction] = varied
-                yield from self.run_set(len(self.v["err"]), f"sizes varied: {text}", values)
+                yield from self.run_set(len(self.v["err"]), f"sizes varied: {text}", values,
+                                        reference)
         self.v["checks"]["launches"] = self.launch_total
         self.check_tamper("correct")
 
