@@ -460,3 +460,44 @@ def test_gpu_lock_is_kept_over_a_few_runs_then_handed_over(tmp_path, monkeypatch
     assert other_can_take()
     mine.release()  # twice is harmless
     assert mine.held_s > 0 and mine.wait_s >= 0
+
+
+def test_rounding_noise_is_judged_against_more_than_one_sample_of_it():
+    """A mean of normalized rows is mathematically zero: eager's output and an honest
+    kernel's are both rounding noise, and one sample of eager's is no bound (the candidate
+    below, the same math summed in another order, misses 8 times it on some draws). Eager
+    on inputs moved by one rounding gives more samples; a wrong answer to a
+    well-conditioned output still fails with them."""
+    import torch
+    from drtriton.verifier import compare
+
+    def normalized_mean(x):
+        return ((x - x.mean(1, keepdim=True)) / x.std(1, keepdim=True)).mean(1)
+
+    def other_order(x):
+        n = x.shape[1]
+        d = x - x.flip(1).cumsum(1)[:, -1:] / n
+        return (d / d.pow(2).sum(1, keepdim=True).div(n - 1).sqrt()).flip(1).cumsum(1)[:, -1] / n
+
+    def nudged_answers(fn, x, generator):
+        eps = torch.finfo(x.dtype).eps
+        return [fn((x.double() * (1 + eps * (2 * torch.rand(x.shape, generator=generator, dtype=torch.float64) - 1)))
+                   .float()) for _ in range(compare.SECOND_SAMPLES)]
+
+    generator = torch.Generator().manual_seed(0)
+    missed_one, missed_all = 0, 0
+    for _ in range(300):
+        x = torch.randn(2, 64, generator=generator)
+        truth, eager, cand = normalized_mean(x.double()), normalized_mean(x), other_order(x)
+        (err, _, bound), = compare.check_output(cand, eager, truth)
+        (_, _, bound_all), = compare.check_output(cand, eager, truth, nudged_answers(normalized_mean, x, generator))
+        missed_one += err > bound
+        missed_all += err > bound_all
+    assert missed_one > 0 and missed_all == 0, (missed_one, missed_all)
+
+    x = torch.randn(2, 64, generator=generator)
+    sums = lambda x: x.sum(1)  # noqa: E731
+    wrong = sums(x) * (1 + 1e-5)
+    others = nudged_answers(sums, x, generator)
+    (err, _, bound), = compare.check_output(wrong, sums(x), sums(x.double()), others)
+    assert err > bound

@@ -5,6 +5,13 @@ both finite (absolute ||y - truth|| when the truth is zero there). A candidate o
 passes when shapes and dtypes equal eager's exactly, non-finite values (NaN, +inf, -inf,
 each kind) sit exactly where eager's fp32 output has them, and
 err(candidate) <= max(8 * err(eager fp32), 1e-6).
+
+Where the candidate misses that bound, the judge adds more honest fp32 answers (`others`:
+eager on the inputs moved by one rounding, up to SECOND_SAMPLES of them, until the
+candidate passes) and err(eager) becomes the largest of their errors. For a
+well-conditioned output they all err alike and the verdict stands; where the output is
+rounding noise (a mean of normalized values, mathematically zero) a single sample of that
+noise is no bound (docs/verifier.md, The comparison).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import torch
 
 ERR_FACTOR = 8.0
 ERR_FLOOR = 1e-6
+SECOND_SAMPLES = 4
 
 
 class Mismatch(Exception):
@@ -68,13 +76,16 @@ def rel_err(y, truth, mask):
     return _ratio(nd, nt)
 
 
-def check_output(cand, eager, truth):
+def check_output(cand, eager, truth, others=()):
     """Compare one forward's results. Returns [(err_cand, err_eager, bound)] per output
     tensor; raises Mismatch for a wrong structure, shape, dtype or non-finite pattern.
-    Each output costs one wait for the device (all its figures come back in one copy)."""
+    `others`: more honest fp32 answers; err_eager is then the largest error of all (each
+    over the entries where it is finite too). Each output costs one wait for the
+    device (all its figures come back in one copy)."""
     if structure(cand) != structure(eager):
         raise Mismatch(f"output structure {structure(cand)} differs from the reference's {structure(eager)}")
     rows = []
+    other_leaves = [leaves(o) for o in others]
     for i, (c, e, t) in enumerate(zip(leaves(cand), leaves(eager), leaves(truth))):
         if tuple(c.shape) != tuple(e.shape):
             raise Mismatch(f"output {i} has shape {tuple(c.shape)}, the reference {tuple(e.shape)}")
@@ -95,11 +106,17 @@ def check_output(cand, eager, truth):
             mask = torch.ones(c.shape, dtype=torch.bool, device=c.device)
         nd_c, nt = _norms(c, t, mask)
         nd_e, _ = _norms(e, t, mask)
-        bad, extra, nd_c, nd_e, nt = torch.cat([counts.double(), torch.stack([nd_c, nd_e, nt])]).tolist()
+        figures = [*counts.double(), nd_c, nd_e, nt]
+        for o in other_leaves:
+            e2 = o[i].detach().to(t.device)
+            if e2.shape == e.shape:
+                figures += _norms(e2, t, mask & torch.isfinite(e2))
+        bad, extra, nd_c, nd_e, nt, *pairs = torch.stack(figures).tolist()
         if bad:
             raise Mismatch(f"output {i}: non-finite values differ from eager fp32 at {int(bad)} entries "
                            f"({int(extra)} non-finite where eager is finite)")
         err_c, err_e = _ratio(nd_c, nt), _ratio(nd_e, nt)
+        err_e = max([err_e] + [_ratio(a, b) for a, b in zip(pairs[::2], pairs[1::2])])
         rows.append((err_c, err_e, max(ERR_FACTOR * err_e, ERR_FLOOR)))
     return rows
 
