@@ -88,6 +88,16 @@ double number_or_zero(const json& v, const char* key) {
 }
 
 // One program's row from its verdict (or the stage that stopped it before the verifier).
+// Why a program's speedup would say nothing of its kernels (null when it would): the
+// verifier saw the same output for different inputs, or the program is random as written.
+json degenerate_reason(const json& verdict) {
+  json flags = verdict.value("flags", json::array());
+  auto has = [&](const char* f) { return std::find(flags.begin(), flags.end(), f) != flags.end(); };
+  if (has("task_output_constant")) return "the output does not depend on the inputs";
+  if (has("eval_mode_forced_by_dropout")) return "random as written (active dropout)";
+  return json();
+}
+
 json result_row(const Program& p, const std::string& stage, const std::string& reason,
                 const json& verdict, int kernels, int library_calls) {
   json row = {{"id", p.id},
@@ -106,6 +116,7 @@ json result_row(const Program& p, const std::string& stage, const std::string& r
   for (const char* key : {"speedup_eager", "speedup_compile"})
     row[key] = verdict.contains(key) ? verdict[key] : json();
   row["timing_ms"] = verdict.value("timing_ms", json());
+  row["degenerate"] = degenerate_reason(verdict);
   return row;
 }
 
@@ -326,10 +337,16 @@ std::string summary_table(const std::vector<Program>& programs,
   const std::vector<std::pair<std::string, std::string>> baselines = {
       {"speedup_eager", "eager"}, {"speedup_compile", "torch.compile"}};
   std::map<std::string, int> failed_at;
+  std::vector<std::string> degenerate;  // "id: why", reported apart, never counted as wins
   for (const Program& p : programs) {
     auto it = rows.find(p.id);
     if (it == rows.end()) continue;
     const json& r = it->second;
+    if (r.contains("degenerate") && r["degenerate"].is_string()) {
+      degenerate.push_back(p.id + ": " + r["degenerate"].get<std::string>() +
+                           (r.value("passed", false) ? " (correct)" : " (not correct)"));
+      continue;
+    }
     ++n;
     compiled += r.value("stage", "") == "verify";
     if (const json kb = r.value("kernelbench", json());
@@ -353,8 +370,10 @@ std::string summary_table(const std::vector<Program>& programs,
     }
   }
   std::ostringstream t;
-  t << "drtriton bench: " << n << " of " << programs.size() << " programs done, on " << device
-    << "\n\n| programs | compiled | correct (verifier) | KernelBench-native and correct | "
+  t << "drtriton bench: " << n + degenerate.size() << " of " << programs.size()
+    << " programs done, on " << device;
+  if (!degenerate.empty()) t << "; " << degenerate.size() << " degenerate, apart from the tables";
+  t << "\n\n| programs | compiled | correct (verifier) | KernelBench-native and correct | "
        "correct (KernelBench protocol) |\n"
     << "| --- | --- | --- | --- | --- |\n| " << n << " | " << compiled << " ("
     << percent(compiled, n) << ") | " << correct << " (" << percent(correct, n) << ") | " << native
@@ -372,6 +391,10 @@ std::string summary_table(const std::vector<Program>& programs,
     t << "\nnot correct, by the stage that stopped them:";
     for (const auto& [stage, count] : failed_at) t << " " << stage << " " << count << ";";
     t << "\n";
+  }
+  if (!degenerate.empty()) {
+    t << "\ndegenerate programs (their speedups say nothing of the kernels):\n";
+    for (const std::string& d : degenerate) t << "  " << d << "\n";
   }
   return t.str();
 }

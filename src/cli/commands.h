@@ -22,6 +22,7 @@ void add_eval_commands(CLI::App& app);     // verify, serve
 void add_convert_commands(CLI::App& app);  // convert
 void add_learn_commands(CLI::App& app);    // pairs, train
 void add_bench_commands(CLI::App& app);    // bench
+void add_search_commands(CLI::App& app);   // search
 
 // Shared between subcommands.
 // The traced graph of a program: a .py file through python/drtriton/frontend.py, or a .json

@@ -164,19 +164,6 @@ std::vector<json> trace_all(const std::vector<ProgramRecord>& programs, const fs
   return traced;
 }
 
-// The values each knob is drawn from (codegen.h); each list holds the default.
-CodegenKnobs draw_knobs(std::mt19937_64& rng) {
-  static const std::vector<int> blocks = {256, 512, 1024, 2048}, tiles = {1024, 2048, 4096, 8192},
-                                warps = {0, 1, 2, 4, 8}, limits = {0, 1, 2, 4, 16};
-  auto pick = [&](const std::vector<int>& v) { return v[rng() % v.size()]; };
-  CodegenKnobs k;
-  k.pointwise_block = pick(blocks);
-  k.tile_elements = pick(tiles);
-  k.num_warps = pick(warps);
-  k.recompute_limit = pick(limits);
-  return k;
-}
-
 json knobs_json(const CodegenKnobs& k) {
   return {{"pointwise_block", k.pointwise_block},
           {"tile_elements", k.tile_elements},

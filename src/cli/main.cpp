@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   cli::add_convert_commands(app);
   cli::add_learn_commands(app);
   cli::add_bench_commands(app);
+  cli::add_search_commands(app);
 
   std::string names;
   bool known = false;

@@ -17,6 +17,7 @@
 //   traced ones, and its text does not change with the channel and feature counts.
 #pragma once
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct CodegenKnobs {
   // materializes every shared value, a large limit recomputes nearly all.
   int recompute_limit = 2;
 };
+
+// Other knob settings than the defaults, for candidates that differ in text and speed only
+// (`pairs --variants`, `search --variants`): each knob from a short list that holds its default.
+CodegenKnobs draw_knobs(std::mt19937_64& rng);
 
 struct CodegenOptions {
   std::string init_params;  // Model.__init__'s parameters after self: "in_f, out_f=10"

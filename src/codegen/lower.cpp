@@ -1891,6 +1891,18 @@ void check_knobs(const CodegenKnobs& k) {
 
 }  // namespace
 
+CodegenKnobs draw_knobs(std::mt19937_64& rng) {
+  static const std::vector<int> blocks = {256, 512, 1024, 2048}, tiles = {1024, 2048, 4096, 8192},
+                                warps = {0, 1, 2, 4, 8}, limits = {0, 1, 2, 4, 16};
+  auto pick = [&](const std::vector<int>& v) { return v[rng() % v.size()]; };
+  CodegenKnobs k;
+  k.pointwise_block = pick(blocks);
+  k.tile_elements = pick(tiles);
+  k.num_warps = pick(warps);
+  k.recompute_limit = pick(limits);
+  return k;
+}
+
 GeneratedSolution generate_solution(const Graph& graph, const CodegenOptions& options) {
   check_knobs(options.knobs);
   return Lowering(graph, options).run();

@@ -1,0 +1,460 @@
+// drtriton search: test-time search (docs/design.md, Test-time search). Every contiguous
+// fragment of 1 to --max-ops operators becomes a program of its own (src/ir/fragment.h); the
+// policy answers each fragment and the whole program; the verifier judges every answer; the
+// fastest cover of the program by verified fragments is a shortest path over operator
+// positions; the cover's solutions are composed into one (python -m drtriton.compose) and
+// the composition is judged as a whole against the best whole-program answer: times are
+// never assumed to add.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/io.h"
+#include "codegen/codegen.h"
+#include "ir/fragment.h"
+#include "ir/pytorch_emit.h"
+#include "ir/pytorch_import.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace drtriton::cli {
+
+namespace {
+
+struct SearchArgs {
+  std::string program, out, report, device, cache, work, policy = "compiler";
+  int max_ops = 5, variants = 2;
+  double timeout = 300;
+  bool eval_mode = false, no_compile_timing = false, fragments_only = false;
+  Sampling sampling;
+};
+
+constexpr double kUnmeasured = std::numeric_limits<double>::infinity();
+
+// A range of operators with its own task: edge 0 is the whole program, the others fragments.
+struct Edge {
+  int begin = 0, end = 0;
+  std::string task_path, task;
+  std::vector<ValueId> inputs, outputs;  // the whole graph's values (fragments only)
+  std::vector<std::string> ops;
+  std::string error;  // why it has no candidates ("" when it has)
+  std::vector<std::string> candidates;
+  std::vector<json> verdicts;
+  int best = -1;  // the fastest accepted candidate
+  double best_ms = kUnmeasured;
+};
+
+double median_ms(const json& verdict) {
+  const json* t = &verdict;
+  for (const char* key : {"timing_ms", "candidate", "median"}) {
+    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null()) return kUnmeasured;
+    t = &(*t)[key];
+  }
+  return t->is_number() ? t->get<double>() : kUnmeasured;
+}
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s.size() > 160 ? s.substr(0, 157) + "..." : s;
+}
+
+// Up to `variants` solutions with distinct text: the compiler's defaults, then drawn knobs.
+std::vector<std::string> compiler_answers(const json& traced, const std::string& where,
+                                          int variants, uint64_t seed) {
+  Graph graph = import_traced(traced);
+  CodegenOptions options = codegen_options(traced, where);
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (int attempt = 0; static_cast<int>(out.size()) < variants && attempt < 16 * variants;
+       ++attempt) {
+    options.knobs = attempt == 0 ? CodegenKnobs{} : draw_knobs(rng);
+    std::string source = generate_solution(graph, options).source;
+    if (seen.insert(source).second) out.push_back(source);
+  }
+  return out;
+}
+
+// The fragments' tasks, written to `dir` as f_BEGIN_END.py (edges[0], the program, is given).
+void write_fragments(const Graph& whole, int max_ops, const fs::path& dir,
+                     std::vector<Edge>& edges) {
+  int n = static_cast<int>(whole.nodes().size());
+  for (int b = 0; b < n; ++b) {
+    for (int e = b + 1; e <= std::min(n, b + max_ops); ++e) {
+      if (b == 0 && e == n) continue;  // the program itself
+      Edge edge;
+      edge.begin = b;
+      edge.end = e;
+      for (int i = b; i < e; ++i) edge.ops.push_back(whole.nodes()[i].schema().name);
+      try {
+        Fragment f = extract_fragment(whole, b, e);
+        edge.inputs = f.inputs;
+        edge.outputs = f.outputs;
+        edge.task = emit_pytorch(f.graph);
+        edge.task_path =
+            (dir / ("f_" + std::to_string(b) + "_" + std::to_string(e) + ".py")).string();
+        write_output(edge.task_path, edge.task);
+      } catch (const std::exception& ex) {
+        edge.error = std::string("not a program of its own: ") + ex.what();
+      }
+      edges.push_back(std::move(edge));
+    }
+  }
+}
+
+// Every edge's candidates from the policy.
+void ask_policy(const SearchArgs& a, const json& traced, std::vector<Edge>& edges) {
+  if (a.policy != "compiler") {
+    std::vector<std::string> paths;
+    std::vector<int> which;
+    for (size_t i = a.fragments_only ? 1 : 0; i < edges.size(); ++i) {
+      if (!edges[i].error.empty()) continue;
+      paths.push_back(edges[i].task_path);
+      which.push_back(static_cast<int>(i));
+    }
+    std::vector<std::vector<std::string>> answers = sample_answers(a.policy, paths, a.sampling);
+    for (size_t k = 0; k < which.size(); ++k) {
+      edges[which[k]].candidates = answers[k];
+      if (answers[k].empty()) edges[which[k]].error = "no sample held a ModelNew";
+    }
+    return;
+  }
+  std::vector<std::string> paths;
+  std::vector<int> which;
+  for (size_t i = 1; i < edges.size(); ++i) {
+    if (!edges[i].error.empty()) continue;
+    paths.push_back(edges[i].task_path);
+    which.push_back(static_cast<int>(i));
+  }
+  int jobs = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
+  Progress progress{"trace", static_cast<int>(paths.size()), "fragments"};
+  std::vector<json> fragments = trace_programs(paths, jobs, progress);
+  progress(static_cast<int>(paths.size()));
+  auto compile = [&](Edge& edge, const json& t, uint64_t seed) {
+    if (t.contains("error")) {
+      edge.error = "trace: " + one_line(t.value("error", "?"));
+      return;
+    }
+    try {
+      edge.candidates = compiler_answers(t, edge.task_path, a.variants, seed);
+    } catch (const std::exception& ex) {
+      edge.error = "compile: " + one_line(ex.what());
+    }
+  };
+  if (!a.fragments_only) compile(edges[0], traced, 0);
+  for (size_t k = 0; k < which.size(); ++k) compile(edges[which[k]], fragments[k], which[k]);
+}
+
+VerifyRequest request_for(const SearchArgs& a, const std::string& task,
+                          const std::string& candidate, bool time_compile) {
+  VerifyRequest r;
+  r.task = task;
+  r.candidate = candidate;
+  r.options.device = a.device;
+  r.options.eval_mode = a.eval_mode;
+  if (!time_compile) r.options.compile = false;
+  return r;
+}
+
+// All candidates of all edges in one pool; each edge's fastest accepted one.
+void judge_candidates(const SearchArgs& a, std::vector<Edge>& edges) {
+  std::vector<VerifyRequest> requests;
+  for (const Edge& e : edges)
+    for (const std::string& c : e.candidates) requests.push_back(request_for(a, e.task, c, false));
+  info() << "drtriton search: judging " << requests.size() << " candidates on " << a.device << "\n";
+  std::vector<json> verdicts =
+      requests.empty() ? std::vector<json>{} : verify_many(requests, a.cache, a.timeout);
+  size_t k = 0;
+  for (Edge& e : edges) {
+    for (size_t i = 0; i < e.candidates.size(); ++i) e.verdicts.push_back(verdicts[k++]);
+    e.best = fastest_accepted(e.verdicts);
+    if (e.best >= 0) e.best_ms = median_ms(e.verdicts[e.best]);
+    if (e.best < 0 && e.error.empty() && !e.verdicts.empty())
+      e.error = "rejected: " + one_line(e.verdicts[0].value("reason", "?"));
+  }
+}
+
+// The fastest cover of positions 0..n by edges with an accepted candidate (Dijkstra on a
+// DAG is a forward pass): edge indices in order, empty when none covers the program.
+std::vector<int> fastest_cover(const std::vector<Edge>& edges, int n) {
+  std::vector<double> dist(n + 1, kUnmeasured);
+  std::vector<int> via(n + 1, -1);
+  dist[0] = 0;
+  for (int pos = 0; pos < n; ++pos) {
+    if (dist[pos] == kUnmeasured) continue;
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (e.begin != pos || e.best < 0) continue;
+      if (dist[pos] + e.best_ms < dist[e.end]) {
+        dist[e.end] = dist[pos] + e.best_ms;
+        via[e.end] = static_cast<int>(i);
+      }
+    }
+  }
+  std::vector<int> path;
+  for (int pos = n; pos > 0 && via[pos] >= 0; pos = edges[via[pos]].begin) path.push_back(via[pos]);
+  std::reverse(path.begin(), path.end());
+  return dist[n] == kUnmeasured ? std::vector<int>{} : path;
+}
+
+// A Python name for a value of the whole graph: forward arguments keep theirs.
+std::string variable(const Graph& g, ValueId v) {
+  const Value& value = g.value(v);
+  if (value.kind == ValueKind::Input && !std::isdigit(static_cast<unsigned char>(value.name[0])) &&
+      value.name.rfind("_f", 0) != 0)
+    return value.name;
+  return "v_" + value.name;
+}
+
+// The cover's solutions as one (python -m drtriton.compose), `base` giving ModelNew.__init__.
+std::string compose(const Graph& whole, const std::vector<Edge>& edges,
+                    const std::vector<int>& cover, const std::string& base, const fs::path& dir) {
+  json spec = {{"base", base},
+               {"inputs", json::array()},
+               {"outputs", json::array()},
+               {"steps", json::array()}};
+  for (ValueId v : whole.inputs()) spec["inputs"].push_back(variable(whole, v));
+  for (ValueId v : whole.outputs()) spec["outputs"].push_back(variable(whole, v));
+  for (int i : cover) {
+    const Edge& e = edges[i];
+    json step = {
+        {"source", e.candidates[e.best]}, {"inputs", json::array()}, {"outputs", json::array()}};
+    for (ValueId v : e.inputs) step["inputs"].push_back(variable(whole, v));
+    for (ValueId v : e.outputs) step["outputs"].push_back(variable(whole, v));
+    spec["steps"].push_back(step);
+  }
+  std::string spec_path = (dir / "compose.json").string(), out = (dir / "composed.py").string();
+  write_output(spec_path, spec.dump(1));
+  int status = run_python_module("drtriton.compose", {spec_path, "-o", out});
+  if (status != 0)
+    throw CliError("composing the cover failed (exit " + std::to_string(status) + ")");
+  return read_file(out);
+}
+
+std::string range_text(const Edge& e) {
+  std::string ops;
+  for (const std::string& op : e.ops) ops += (ops.empty() ? "" : " ") + op;
+  return "[" + std::to_string(e.begin) + "," + std::to_string(e.end) + ") " + ops;
+}
+
+json edge_json(const Edge& e) {
+  json candidates = json::array();
+  for (const json& v : e.verdicts) {
+    candidates.push_back({{"passed", v.value("passed", false)},
+                          {"reason", v.value("reason", json())},
+                          {"ms", median_ms(v) == kUnmeasured ? json() : json(median_ms(v))}});
+  }
+  return {{"begin", e.begin},
+          {"end", e.end},
+          {"ops", e.ops},
+          {"error", e.error.empty() ? json() : json(e.error)},
+          {"candidates", candidates},
+          {"best_ms", e.best < 0 ? json() : json(e.best_ms)}};
+}
+
+std::string default_output(const std::string& program) {
+  fs::path p(program);
+  return (p.parent_path() / (p.stem().string() + "_triton.py")).string();
+}
+
+std::string default_report(const std::string& out) {
+  fs::path p(out);
+  return (p.parent_path() / (p.stem().string() + ".search.json")).string();
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+  return buf;
+}
+
+void run_search(SearchArgs a) {
+  if (!has_extension(a.program, ".py")) {
+    throw CliError(a.program + ": search reads the program's source (.py), not a traced graph");
+  }
+  std::string out = a.out.empty() ? default_output(a.program) : a.out;
+  std::string report = a.report.empty() ? default_report(out) : a.report;
+  check_output_path(out);
+  check_output_path(report);
+  std::string task = read_file(a.program);
+  json traced = load_traced(a.program);
+  Graph whole = import_traced(traced);
+  int n = static_cast<int>(whole.nodes().size());
+
+  if (a.device.empty() && list_gpus().empty()) {
+    write_output(out, compiler_answers(traced, a.program, 1, 0).front());
+    info() << "drtriton search: " << a.program << " -> " << out
+           << " (the compiler's solution, not searched and not verified: no GPU; --device cpu "
+              "searches with Triton's interpreter)\n";
+    return;
+  }
+  if (a.device.empty()) a.device = "cuda";
+
+  ScratchDir scratch{fs::temp_directory_path() / ("drtriton-search-" + std::to_string(::getpid()))};
+  fs::path dir = a.work.empty() ? scratch.path : fs::path(a.work);
+  fs::create_directories(dir);
+  std::vector<Edge> edges(1);
+  edges[0].end = n;
+  edges[0].task_path = a.program;
+  edges[0].task = task;
+  if (a.fragments_only) edges[0].error = "not asked (--fragments-only)";
+  for (const Node& node : whole.nodes()) edges[0].ops.push_back(node.schema().name);
+  write_fragments(whole, a.max_ops, dir, edges);
+  info() << "drtriton search: " << a.program << ": " << n << " operators, " << edges.size() - 1
+         << " fragments of 1 to " << a.max_ops << "\n";
+  ask_policy(a, traced, edges);
+  judge_candidates(a, edges);
+
+  std::vector<int> cover = fastest_cover(edges, n);
+  if (cover.empty()) {
+    throw CliError(a.program + ": no verified candidate covers the program (" +
+                   (edges[0].error.empty() ? "the whole program's were rejected" : edges[0].error) +
+                   "); see " + (a.work.empty() ? std::string("--work DIR") : a.work));
+  }
+  // The finalists, judged again with torch.compile timed: the best whole-program answer and
+  // the composition of the cover, where it is more than that one answer.
+  std::vector<std::pair<std::string, std::string>> finalists;  // (name, source)
+  if (edges[0].best >= 0) finalists.push_back({"whole", edges[0].candidates[edges[0].best]});
+  std::string compose_error;
+  if (!(cover.size() == 1 && cover[0] == 0)) {
+    std::string base = edges[0].best >= 0 ? edges[0].candidates[edges[0].best]
+                                          : compiler_answers(traced, a.program, 1, 0).front();
+    try {
+      finalists.push_back({"composed", compose(whole, edges, cover, base, dir)});
+    } catch (const CliError& e) {
+      compose_error = e.what();
+      info() << "drtriton search: " << compose_error << "\n";
+    }
+  }
+  if (finalists.empty()) throw CliError(a.program + ": " + compose_error);
+  std::vector<VerifyRequest> requests;
+  for (const auto& [name, source] : finalists)
+    requests.push_back(request_for(a, task, source, !a.no_compile_timing));
+  std::vector<json> final_verdicts = verify_many(requests, a.cache, a.timeout);
+  int chosen = fastest_accepted(final_verdicts);
+  if (chosen < 0) {
+    throw CliError(a.program + ": no finalist passed the verifier as a whole (" +
+                   one_line(final_verdicts[0].value("reason", "?")) + ")");
+  }
+  write_output(out, finalists[chosen].second);
+
+  double cover_ms = 0;
+  json cover_json = json::array();
+  for (int i : cover) {
+    cover_ms += edges[i].best_ms;
+    cover_json.push_back(edge_json(edges[i]));
+  }
+  json finals = json::array();
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    finals.push_back({{"name", finalists[i].first}, {"verdict", final_verdicts[i]}});
+  }
+  json fragments = json::array();
+  int with_candidate = 0, accepted = 0, candidates = 0;
+  for (const Edge& e : edges) {
+    fragments.push_back(edge_json(e));
+    with_candidate += e.best >= 0;
+    candidates += static_cast<int>(e.candidates.size());
+    for (const json& v : e.verdicts) accepted += v.value("passed", false);
+  }
+  const json& verdict = final_verdicts[chosen];
+  json r = {{"program", a.program},
+            {"solution", out},
+            {"policy", a.policy},
+            {"device", a.device},
+            {"operators", n},
+            {"max_ops", a.max_ops},
+            {"candidates", candidates},
+            {"accepted", accepted},
+            {"edges", fragments},
+            {"cover", cover_json},
+            {"cover_sum_ms", cover_ms},
+            {"compose_error", compose_error.empty() ? json() : json(compose_error)},
+            {"finalists", finals},
+            {"chosen", finalists[chosen].first},
+            {"speedup_eager", verdict.value("speedup_eager", json())},
+            {"speedup_compile", verdict.value("speedup_compile", json())}};
+  write_output(report, r.dump(1) + "\n");
+
+  std::printf(
+      "search: %s, %d operators, %zu ranges (the program and %zu fragments), %d with an "
+      "accepted candidate; %d of %d candidates accepted\n",
+      a.program.c_str(), n, edges.size(), edges.size() - 1, with_candidate, accepted, candidates);
+  std::printf("fastest cover (%s in all, fragments timed alone):\n", ms_text(cover_ms).c_str());
+  for (int i : cover)
+    std::printf("  %-48s %s\n", range_text(edges[i]).c_str(), ms_text(edges[i].best_ms).c_str());
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    const json& v = final_verdicts[i];
+    std::printf("%-9s %s\n", finalists[i].first.c_str(),
+                v.value("passed", false)
+                    ? ms_text(median_ms(v)).c_str()
+                    : ("rejected: " + one_line(v.value("reason", "?"))).c_str());
+  }
+  auto ratio = [&](const char* key) {
+    if (!verdict.contains(key) || !verdict[key].is_number()) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", verdict[key].get<double>());
+    return std::string(buf);
+  };
+  std::printf("chosen: %s -> %s (%s eager, %s torch.compile); report %s\n",
+              finalists[chosen].first.c_str(), out.c_str(), ratio("speedup_eager").c_str(),
+              ratio("speedup_compile").c_str(), report.c_str());
+}
+
+}  // namespace
+
+void add_search_commands(CLI::App& app) {
+  auto a = std::make_shared<SearchArgs>();
+  auto* search = app.add_subcommand(
+      "search",
+      "Test-time search: the fastest verified cover of a program by solutions of its "
+      "fragments (1 to --max-ops operators), composed and verified as a whole");
+  search->add_option("program", a->program, "The program (.py with Model, get_inputs, ...)")
+      ->required();
+  search->add_option("-o,--out", a->out, "Output file (default: PROGRAM_triton.py beside it)");
+  search->add_option("--report", a->report,
+                     "JSON report: every fragment's candidates and verdicts, the cover, the "
+                     "finalists (default: OUT's stem + .search.json)");
+  search
+      ->add_option("--device", a->device,
+                   "Verify on cpu (Triton's interpreter) or cuda (default: cuda if there is a "
+                   "GPU; without one, the compiler's solution is written unsearched)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  search->add_option("--max-ops", a->max_ops, "The longest fragment, in operators (default 5)")
+      ->check(CLI::Range(1, 16));
+  search
+      ->add_option("--variants", a->variants,
+                   "Candidates per fragment from the compiler: its defaults and other codegen "
+                   "knobs (default 2)")
+      ->check(CLI::Range(1, 16));
+  search
+      ->add_option("--policy", a->policy,
+                   "Who answers each fragment: compiler (default), model:CKPT or "
+                   "endpoint:URL[#MODEL] (--samples answers each)")
+      ->check(policy_spec_error);
+  add_sampling_options(*search, a->sampling);
+  search->add_option("--work", a->work,
+                     "Keep the fragments' programs and the composition here (default: a "
+                     "scratch folder, removed)");
+  search->add_flag("--fragments-only", a->fragments_only,
+                   "Do not ask for the whole program (a policy whose context it would not fit): "
+                   "the answer is a composition; its ModelNew.__init__ is the compiler's");
+  search->add_flag("--eval-mode", a->eval_mode, "Verify the modules after .eval()");
+  search->add_flag("--no-compile-timing", a->no_compile_timing,
+                   "Do not time torch.compile for the finalists");
+  search->add_option("--cache", a->cache, "SQLite verdict cache (default: none)");
+  search->add_option("--timeout", a->timeout, "Seconds a verdict may run (default 300)")
+      ->check(CLI::PositiveNumber);
+  search->callback([a] { run_search(*a); });
+}
+
+}  // namespace drtriton::cli
