@@ -36,9 +36,15 @@ struct BenchArgs {
   std::string dir, out, device, cache, policy = "compiler";
   int workers = 0, chunk = 8, limit = 0;
   double timeout = 300;
-  bool no_compile = false, no_kernelbench = false;
+  bool no_compile = false, no_kernelbench = false, search = false;
+  int max_ops = 5, variants = 2;
   Sampling sampling;
 };
+
+// The policy a results folder holds, as its rows name it ("compiler", "compiler+search").
+std::string policy_label(const BenchArgs& a) {
+  return a.policy + (a.search ? "+search" : "");
+}
 
 struct Program {
   std::string id, path;
@@ -180,6 +186,23 @@ std::vector<json> kernelbench_protocol(const std::vector<std::string>& tasks,
 // A program's candidates before the verifier: its solutions (one from the compiler, up to
 // --samples from a sampling policy) with their kernel and library-call counts, or the row
 // of the stage that stopped it.
+// Where a program's solution is kept (OUT/solutions/ID.py), for KernelBench's protocol and
+// for the user.
+std::string keep_solution(const fs::path& out, const Program& p, const std::string& source) {
+  fs::path file = out / "solutions" / (p.id + ".py");
+  fs::create_directories(file.parent_path());
+  write_output(file.string(), source);
+  return file.string();
+}
+
+int count_kernels(const std::string& source) {
+  int kernels = 0;
+  for (size_t at = source.find("@triton.jit"); at != std::string::npos;
+       at = source.find("@triton.jit", at + 1))
+    ++kernels;
+  return kernels;
+}
+
 struct Candidates {
   std::vector<std::string> sources;
   std::vector<std::pair<int, int>> counts;
@@ -226,12 +249,9 @@ std::vector<Candidates> sample_chunk(const std::vector<Program>& chunk, const Be
       continue;
     }
     for (const std::string& source : answers[i]) {
-      int kernels = 0;
-      for (size_t at = source.find("@triton.jit"); at != std::string::npos;
-           at = source.find("@triton.jit", at + 1))
-        ++kernels;
       out[i].sources.push_back(source);
-      out[i].counts.push_back({kernels, 0});  // a model's library calls are not counted
+      out[i].counts.push_back(
+          {count_kernels(source), 0});  // a model's library calls are not counted
     }
   }
   return out;
@@ -241,8 +261,10 @@ std::vector<Candidates> sample_chunk(const std::vector<Program>& chunk, const Be
 // in one batch; a program's row is its fastest accepted candidate's, or its first one's
 // rejection. The solutions are kept in OUT/solutions/ and judged by KernelBench's own
 // protocol too.
-std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
-                              const BenchArgs& a, const std::string& device, const fs::path& out) {
+// The programs' candidates (compiled, or sampled from --policy), all judged in one batch; a
+// program's row is its fastest accepted candidate's, or its first one's rejection.
+std::vector<json> answer_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+                               const BenchArgs& a, const std::string& device, const fs::path& out) {
   std::vector<Candidates> candidates =
       a.policy == "compiler" ? compile_chunk(chunk, a) : sample_chunk(chunk, a);
   std::vector<VerifyRequest> requests;
@@ -263,8 +285,6 @@ std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& v
   std::vector<json> verdicts =
       requests.empty() ? std::vector<json>{} : verifier.verify_batch(requests);
   std::vector<json> rows(chunk.size());
-  std::vector<size_t> judged;
-  std::vector<std::string> solutions;
   for (size_t i = 0; i < chunk.size(); ++i) {
     const Candidates& c = candidates[i];
     if (c.sources.empty()) {
@@ -281,14 +301,64 @@ std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& v
       rows[i]["samples_passed"] = std::count_if(
           mine.begin(), mine.end(), [](const json& v) { return v.value("passed", false); });
     }
-    fs::path file = out / "solutions" / (chunk[i].id + ".py");
-    fs::create_directories(file.parent_path());
-    write_output(file.string(), c.sources[best]);
-    rows[i]["solution"] = file.string();
-    judged.push_back(i);
-    solutions.push_back(file.string());
+    rows[i]["solution"] = keep_solution(out, chunk[i], c.sources[best]);
   }
-  for (json& row : rows) row["policy"] = a.policy;
+  return rows;
+}
+
+// --search: each program through the test-time search (search_program), judged by the
+// bench's pool; its report kept as OUT/search/ID.json, a summary in the row.
+std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+                               const BenchArgs& a, const std::string& device, const fs::path& out) {
+  SearchOptions o;
+  o.policy = a.policy;
+  o.device = device;
+  o.max_ops = a.max_ops;
+  o.variants = a.variants;
+  o.sampling = a.sampling;
+  o.time_compile = !a.no_compile;
+  JudgeFn judge = [&](const std::vector<VerifyRequest>& requests) {
+    return verifier.verify_batch(requests);
+  };
+  std::vector<json> rows;
+  for (const Program& p : chunk) {
+    SearchOutcome found;
+    try {
+      found = search_program(p.path, o, judge);
+    } catch (const std::exception& e) {  // not traced, nothing covers it, no finalist passed
+      rows.push_back(result_row(p, "search", e.what(), json(), 0, 0));
+      continue;
+    }
+    fs::path report = out / "search" / (p.id + ".json");
+    fs::create_directories(report.parent_path());
+    write_output(report.string(), found.report.dump(1) + "\n");
+    json row = result_row(p, "verify", "", found.verdict, count_kernels(found.source), 0);
+    json cover = json::array();
+    for (const json& e : found.report["cover"]) cover.push_back({e["begin"], e["end"]});
+    row["search"] = {
+        {"chosen", found.report["chosen"]},       {"cover", cover},
+        {"operators", found.report["operators"]}, {"candidates", found.report["candidates"]},
+        {"accepted", found.report["accepted"]},   {"report", report.string()}};
+    row["solution"] = keep_solution(out, p, found.source);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// One chunk's rows, each with KernelBench's own protocol's verdict on the solution it kept.
+std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+                              const BenchArgs& a, const std::string& device, const fs::path& out) {
+  std::vector<json> rows = a.search ? search_chunk(chunk, verifier, a, device, out)
+                                    : answer_chunk(chunk, verifier, a, device, out);
+  std::vector<size_t> judged;
+  std::vector<std::string> solutions;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i]["policy"] = policy_label(a);
+    if (rows[i].contains("solution")) {
+      judged.push_back(i);
+      solutions.push_back(rows[i]["solution"].get<std::string>());
+    }
+  }
   if (!a.no_kernelbench && !judged.empty()) {
     std::vector<std::string> tasks;
     for (size_t i : judged) tasks.push_back(chunk[i].path);
@@ -408,9 +478,9 @@ void run_bench(const BenchArgs& a) {
   std::map<std::string, json> rows = read_results(results);
   for (const auto& [id, row] : rows) {  // one policy per results file: a table of one policy
     std::string policy = row.value("policy", std::string("compiler"));
-    if (policy != a.policy) {
-      throw CliError(results.string() + ": " + id + " was answered by --policy " + policy +
-                     ", not " + a.policy + " (give this bench another --out)");
+    if (policy != policy_label(a)) {
+      throw CliError(results.string() + ": " + id + " was answered by " + policy + ", not " +
+                     policy_label(a) + " (give this bench another --out)");
     }
   }
   std::vector<Program> todo;
@@ -420,7 +490,7 @@ void run_bench(const BenchArgs& a) {
   std::string device = !a.device.empty() ? a.device : gpu ? "cuda" : "cpu";
   info() << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
          << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
-         << device << ", policy " << a.policy << " -> " << out.string() << "\n";
+         << device << ", policy " << policy_label(a) << " -> " << out.string() << "\n";
   if (!todo.empty()) {
     LazyVerifier verifier(a, device, out);
     Progress progress{"bench", static_cast<int>(todo.size())};
@@ -486,6 +556,15 @@ void add_bench_commands(CLI::App& app) {
                    "endpoint:URL[#MODEL]; of a program's sampled answers, the fastest verified")
       ->check(policy_spec_error);
   add_sampling_options(*bench, a->sampling);
+  bench->add_flag("--search", a->search,
+                  "Each program through the test-time search (drtriton search): its fragments "
+                  "answered and judged, the fastest verified cover composed and judged whole");
+  bench->add_option("--max-ops", a->max_ops, "With --search: the longest fragment (default 5)")
+      ->check(CLI::Range(1, 16));
+  bench
+      ->add_option("--variants", a->variants,
+                   "With --search and the compiler: candidates per fragment (default 2)")
+      ->check(CLI::Range(1, 16));
   bench->callback([a] { run_bench(*a); });
 }
 

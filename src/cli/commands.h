@@ -78,6 +78,23 @@ std::string policy_spec_error(const std::string& policy);
 std::vector<std::vector<std::string>> sample_answers(const std::string& policy,
                                                      const std::vector<std::string>& programs,
                                                      const Sampling& sampling);
+// Test-time search (search_commands.cpp, docs/design.md): how, and with what it judges.
+struct SearchOptions {
+  std::string policy = "compiler", device = "", work = "";  // work: "" a scratch folder
+  int max_ops = 5, variants = 2;
+  Sampling sampling;
+  bool eval_mode = false, time_compile = true, fragments_only = false;
+};
+using JudgeFn =
+    std::function<std::vector<nlohmann::json>(const std::vector<VerifyRequest>& requests)>;
+struct SearchOutcome {
+  std::string source;      // the solution
+  nlohmann::json verdict;  // its verdict as a whole program
+  nlohmann::json report;   // every range's candidates and verdicts, the cover, the finalists
+};
+// Throws CliError when no accepted answers cover the program or no finalist passes.
+SearchOutcome search_program(const std::string& program, const SearchOptions& options,
+                             const JudgeFn& judge);
 // The index of the fastest verdict that passed (its candidate's median time), or -1.
 int fastest_accepted(const std::vector<nlohmann::json>& verdicts);
 // The verdict as a table a person reads.

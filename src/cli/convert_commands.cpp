@@ -24,7 +24,7 @@ namespace {
 
 struct ConvertArgs {
   std::string program, out, device, cache, policy = "compiler";
-  bool verify = false, no_verify = false, json = false, eval_mode = false;
+  bool verify = false, no_verify = false, json = false, eval_mode = false, search = false;
   double timeout = 300;
   Sampling sampling;
 };
@@ -213,7 +213,32 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// --search: the test-time search (search_commands.cpp) with its defaults, this command's
+// policy and sampling; its verdict is the composition's or the best whole answer's.
+void run_search_convert(const ConvertArgs& a) {
+  bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
+  if (a.no_verify || !should_verify(a, gpu)) {
+    throw CliError("--search judges every fragment's answers: it needs a GPU or --device cpu");
+  }
+  SearchOptions o;
+  o.policy = a.policy;
+  o.device = verify_device(a, gpu);
+  o.sampling = a.sampling;
+  o.eval_mode = a.eval_mode;
+  JudgeFn judge = [&](const std::vector<VerifyRequest>& requests) {
+    return verify_many(requests, a.cache, a.timeout);
+  };
+  SearchOutcome found = search_program(a.program, o, judge);
+  std::string out = a.out.empty() ? default_output(a.program) : a.out;
+  write_output(out, found.source);
+  info() << "drtriton convert: " << a.program << " -> " << out
+         << " (search: " << found.report["chosen"].get<std::string>() << ", "
+         << found.report["candidates"].get<int>() << " candidates judged)\n";
+  report_verdict(found.verdict, a.json, out);
+}
+
 void run_convert(const ConvertArgs& a) {
+  if (a.search) return run_search_convert(a);
   if (a.policy != "compiler") return run_sampling_policy(a);
   auto start = std::chrono::steady_clock::now();
   json traced = load_traced(a.program);
@@ -292,6 +317,9 @@ void add_convert_commands(CLI::App& app) {
                    "OpenAI-compatible server); of sampled answers, the fastest verified one")
       ->check(policy_spec_error);
   add_sampling_options(*convert, a->sampling);
+  convert->add_flag("--search", a->search,
+                    "Test-time search (drtriton search with its defaults): the fastest verified "
+                    "cover of the program by its fragments' answers, or the best whole answer");
   convert->callback([a] { run_convert(*a); });
 }
 

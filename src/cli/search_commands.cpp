@@ -32,11 +32,10 @@ namespace drtriton::cli {
 namespace {
 
 struct SearchArgs {
-  std::string program, out, report, device, cache, work, policy = "compiler";
-  int max_ops = 5, variants = 2;
+  std::string program, out, report, cache;
   double timeout = 300;
-  bool eval_mode = false, no_compile_timing = false, fragments_only = false;
-  Sampling sampling;
+  bool no_compile_timing = false;
+  SearchOptions options;
 };
 
 constexpr double kUnmeasured = std::numeric_limits<double>::infinity();
@@ -113,7 +112,7 @@ void write_fragments(const Graph& whole, int max_ops, const fs::path& dir,
 }
 
 // Every edge's candidates from the policy.
-void ask_policy(const SearchArgs& a, const json& traced, std::vector<Edge>& edges) {
+void ask_policy(const SearchOptions& a, const json& traced, std::vector<Edge>& edges) {
   if (a.policy != "compiler") {
     std::vector<std::string> paths;
     std::vector<int> which;
@@ -155,7 +154,7 @@ void ask_policy(const SearchArgs& a, const json& traced, std::vector<Edge>& edge
   for (size_t k = 0; k < which.size(); ++k) compile(edges[which[k]], fragments[k], which[k]);
 }
 
-VerifyRequest request_for(const SearchArgs& a, const std::string& task,
+VerifyRequest request_for(const SearchOptions& a, const std::string& task,
                           const std::string& candidate, bool time_compile) {
   VerifyRequest r;
   r.task = task;
@@ -166,14 +165,13 @@ VerifyRequest request_for(const SearchArgs& a, const std::string& task,
   return r;
 }
 
-// All candidates of all edges in one pool; each edge's fastest accepted one.
-void judge_candidates(const SearchArgs& a, std::vector<Edge>& edges) {
+// All candidates of all edges in one batch; each edge's fastest accepted one.
+void judge_candidates(const SearchOptions& a, const JudgeFn& judge, std::vector<Edge>& edges) {
   std::vector<VerifyRequest> requests;
   for (const Edge& e : edges)
     for (const std::string& c : e.candidates) requests.push_back(request_for(a, e.task, c, false));
   info() << "drtriton search: judging " << requests.size() << " candidates on " << a.device << "\n";
-  std::vector<json> verdicts =
-      requests.empty() ? std::vector<json>{} : verify_many(requests, a.cache, a.timeout);
+  std::vector<json> verdicts = requests.empty() ? std::vector<json>{} : judge(requests);
   size_t k = 0;
   for (Edge& e : edges) {
     for (size_t i = 0; i < e.candidates.size(); ++i) e.verdicts.push_back(verdicts[k++]);
@@ -241,12 +239,6 @@ std::string compose(const Graph& whole, const std::vector<Edge>& edges,
   return read_file(out);
 }
 
-std::string range_text(const Edge& e) {
-  std::string ops;
-  for (const std::string& op : e.ops) ops += (ops.empty() ? "" : " ") + op;
-  return "[" + std::to_string(e.begin) + "," + std::to_string(e.end) + ") " + ops;
-}
-
 json edge_json(const Edge& e) {
   json candidates = json::array();
   for (const json& v : e.verdicts) {
@@ -278,6 +270,45 @@ std::string ms_text(double ms) {
   return buf;
 }
 
+// The report's range entries, for the table on stdout.
+std::string range_text(const json& e) {
+  std::string ops;
+  for (const json& op : e["ops"]) ops += (ops.empty() ? "" : " ") + op.get<std::string>();
+  return "[" + std::to_string(e["begin"].get<int>()) + "," + std::to_string(e["end"].get<int>()) +
+         ") " + ops;
+}
+
+std::string ratio_text(const json& v, const char* key) {
+  if (!v.contains(key) || !v[key].is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", v[key].get<double>());
+  return buf;
+}
+
+void print_report(const json& r, const std::string& out, const std::string& report) {
+  int with_candidate = 0;
+  for (const json& e : r["edges"]) with_candidate += !e["best_ms"].is_null();
+  std::printf(
+      "search: %s, %d operators, %zu ranges (the program and %zu fragments), %d with an "
+      "accepted candidate; %d of %d candidates accepted\n",
+      r["program"].get<std::string>().c_str(), r["operators"].get<int>(), r["edges"].size(),
+      r["edges"].size() - 1, with_candidate, r["accepted"].get<int>(), r["candidates"].get<int>());
+  std::printf("fastest cover (%s in all, fragments timed alone):\n",
+              ms_text(r["cover_sum_ms"].get<double>()).c_str());
+  for (const json& e : r["cover"])
+    std::printf("  %-48s %s\n", range_text(e).c_str(), ms_text(e["best_ms"].get<double>()).c_str());
+  for (const json& f : r["finalists"]) {
+    const json& v = f["verdict"];
+    std::string what = v.value("passed", false) ? ms_text(median_ms(v))
+                                                : "rejected: " + one_line(v.value("reason", "?"));
+    std::printf("%-9s %s\n", f["name"].get<std::string>().c_str(), what.c_str());
+  }
+  std::printf("chosen: %s -> %s (%s eager, %s torch.compile); report %s\n",
+              r["chosen"].get<std::string>().c_str(), out.c_str(),
+              ratio_text(r, "speedup_eager").c_str(), ratio_text(r, "speedup_compile").c_str(),
+              report.c_str());
+}
+
 void run_search(SearchArgs a) {
   if (!has_extension(a.program, ".py")) {
     throw CliError(a.program + ": search reads the program's source (.py), not a traced graph");
@@ -286,49 +317,67 @@ void run_search(SearchArgs a) {
   std::string report = a.report.empty() ? default_report(out) : a.report;
   check_output_path(out);
   check_output_path(report);
-  std::string task = read_file(a.program);
-  json traced = load_traced(a.program);
-  Graph whole = import_traced(traced);
-  int n = static_cast<int>(whole.nodes().size());
-
-  if (a.device.empty() && list_gpus().empty()) {
+  read_file(a.program);  // a missing program: named before anything starts
+  if (a.options.device.empty() && list_gpus().empty()) {
+    json traced = load_traced(a.program);
     write_output(out, compiler_answers(traced, a.program, 1, 0).front());
     info() << "drtriton search: " << a.program << " -> " << out
            << " (the compiler's solution, not searched and not verified: no GPU; --device cpu "
               "searches with Triton's interpreter)\n";
     return;
   }
-  if (a.device.empty()) a.device = "cuda";
+  if (a.options.device.empty()) a.options.device = "cuda";
+  if (a.no_compile_timing) a.options.time_compile = false;
+  JudgeFn judge = [&](const std::vector<VerifyRequest>& requests) {
+    return verify_many(requests, a.cache, a.timeout);
+  };
+  SearchOutcome found = search_program(a.program, a.options, judge);
+  write_output(out, found.source);
+  found.report["solution"] = out;
+  write_output(report, found.report.dump(1) + "\n");
+  print_report(found.report, out, report);
+}
 
-  ScratchDir scratch{fs::temp_directory_path() / ("drtriton-search-" + std::to_string(::getpid()))};
+}  // namespace
+
+SearchOutcome search_program(const std::string& program, const SearchOptions& a,
+                             const JudgeFn& judge) {
+  std::string task = read_file(program);
+  json traced = load_traced(program);
+  Graph whole = import_traced(traced);
+  int n = static_cast<int>(whole.nodes().size());
+
+  ScratchDir scratch{fs::temp_directory_path() /
+                     ("drtriton-search-" + std::to_string(::getpid()) + "-" +
+                      std::to_string(std::hash<std::string>{}(program)))};
   fs::path dir = a.work.empty() ? scratch.path : fs::path(a.work);
   fs::create_directories(dir);
   std::vector<Edge> edges(1);
   edges[0].end = n;
-  edges[0].task_path = a.program;
+  edges[0].task_path = program;
   edges[0].task = task;
   if (a.fragments_only) edges[0].error = "not asked (--fragments-only)";
   for (const Node& node : whole.nodes()) edges[0].ops.push_back(node.schema().name);
   write_fragments(whole, a.max_ops, dir, edges);
-  info() << "drtriton search: " << a.program << ": " << n << " operators, " << edges.size() - 1
+  info() << "drtriton search: " << program << ": " << n << " operators, " << edges.size() - 1
          << " fragments of 1 to " << a.max_ops << "\n";
   ask_policy(a, traced, edges);
-  judge_candidates(a, edges);
+  judge_candidates(a, judge, edges);
 
   std::vector<int> cover = fastest_cover(edges, n);
   if (cover.empty()) {
-    throw CliError(a.program + ": no verified candidate covers the program (" +
+    throw CliError(program + ": no verified candidate covers the program (" +
                    (edges[0].error.empty() ? "the whole program's were rejected" : edges[0].error) +
-                   "); see " + (a.work.empty() ? std::string("--work DIR") : a.work));
+                   "); --work DIR keeps the fragments");
   }
-  // The finalists, judged again with torch.compile timed: the best whole-program answer and
-  // the composition of the cover, where it is more than that one answer.
+  // The finalists, judged again (torch.compile timed): the best whole-program answer and the
+  // composition of the cover, where it is more than that one answer.
   std::vector<std::pair<std::string, std::string>> finalists;  // (name, source)
   if (edges[0].best >= 0) finalists.push_back({"whole", edges[0].candidates[edges[0].best]});
   std::string compose_error;
   if (!(cover.size() == 1 && cover[0] == 0)) {
     std::string base = edges[0].best >= 0 ? edges[0].candidates[edges[0].best]
-                                          : compiler_answers(traced, a.program, 1, 0).front();
+                                          : compiler_answers(traced, program, 1, 0).front();
     try {
       finalists.push_back({"composed", compose(whole, edges, cover, base, dir)});
     } catch (const CliError& e) {
@@ -336,17 +385,16 @@ void run_search(SearchArgs a) {
       info() << "drtriton search: " << compose_error << "\n";
     }
   }
-  if (finalists.empty()) throw CliError(a.program + ": " + compose_error);
+  if (finalists.empty()) throw CliError(program + ": " + compose_error);
   std::vector<VerifyRequest> requests;
   for (const auto& [name, source] : finalists)
-    requests.push_back(request_for(a, task, source, !a.no_compile_timing));
-  std::vector<json> final_verdicts = verify_many(requests, a.cache, a.timeout);
+    requests.push_back(request_for(a, task, source, a.time_compile));
+  std::vector<json> final_verdicts = judge(requests);
   int chosen = fastest_accepted(final_verdicts);
   if (chosen < 0) {
-    throw CliError(a.program + ": no finalist passed the verifier as a whole (" +
+    throw CliError(program + ": no finalist passed the verifier as a whole (" +
                    one_line(final_verdicts[0].value("reason", "?")) + ")");
   }
-  write_output(out, finalists[chosen].second);
 
   double cover_ms = 0;
   json cover_json = json::array();
@@ -355,62 +403,33 @@ void run_search(SearchArgs a) {
     cover_json.push_back(edge_json(edges[i]));
   }
   json finals = json::array();
-  for (size_t i = 0; i < finalists.size(); ++i) {
+  for (size_t i = 0; i < finalists.size(); ++i)
     finals.push_back({{"name", finalists[i].first}, {"verdict", final_verdicts[i]}});
-  }
-  json fragments = json::array();
-  int with_candidate = 0, accepted = 0, candidates = 0;
+  json ranges = json::array();
+  int accepted = 0, candidates = 0;
   for (const Edge& e : edges) {
-    fragments.push_back(edge_json(e));
-    with_candidate += e.best >= 0;
+    ranges.push_back(edge_json(e));
     candidates += static_cast<int>(e.candidates.size());
     for (const json& v : e.verdicts) accepted += v.value("passed", false);
   }
   const json& verdict = final_verdicts[chosen];
-  json r = {{"program", a.program},
-            {"solution", out},
-            {"policy", a.policy},
-            {"device", a.device},
-            {"operators", n},
-            {"max_ops", a.max_ops},
-            {"candidates", candidates},
-            {"accepted", accepted},
-            {"edges", fragments},
-            {"cover", cover_json},
-            {"cover_sum_ms", cover_ms},
-            {"compose_error", compose_error.empty() ? json() : json(compose_error)},
-            {"finalists", finals},
-            {"chosen", finalists[chosen].first},
-            {"speedup_eager", verdict.value("speedup_eager", json())},
-            {"speedup_compile", verdict.value("speedup_compile", json())}};
-  write_output(report, r.dump(1) + "\n");
-
-  std::printf(
-      "search: %s, %d operators, %zu ranges (the program and %zu fragments), %d with an "
-      "accepted candidate; %d of %d candidates accepted\n",
-      a.program.c_str(), n, edges.size(), edges.size() - 1, with_candidate, accepted, candidates);
-  std::printf("fastest cover (%s in all, fragments timed alone):\n", ms_text(cover_ms).c_str());
-  for (int i : cover)
-    std::printf("  %-48s %s\n", range_text(edges[i]).c_str(), ms_text(edges[i].best_ms).c_str());
-  for (size_t i = 0; i < finalists.size(); ++i) {
-    const json& v = final_verdicts[i];
-    std::printf("%-9s %s\n", finalists[i].first.c_str(),
-                v.value("passed", false)
-                    ? ms_text(median_ms(v)).c_str()
-                    : ("rejected: " + one_line(v.value("reason", "?"))).c_str());
-  }
-  auto ratio = [&](const char* key) {
-    if (!verdict.contains(key) || !verdict[key].is_number()) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2fx", verdict[key].get<double>());
-    return std::string(buf);
-  };
-  std::printf("chosen: %s -> %s (%s eager, %s torch.compile); report %s\n",
-              finalists[chosen].first.c_str(), out.c_str(), ratio("speedup_eager").c_str(),
-              ratio("speedup_compile").c_str(), report.c_str());
+  json report = {{"program", program},
+                 {"policy", a.policy},
+                 {"device", a.device},
+                 {"operators", n},
+                 {"max_ops", a.max_ops},
+                 {"candidates", candidates},
+                 {"accepted", accepted},
+                 {"edges", ranges},
+                 {"cover", cover_json},
+                 {"cover_sum_ms", cover_ms},
+                 {"compose_error", compose_error.empty() ? json() : json(compose_error)},
+                 {"finalists", finals},
+                 {"chosen", finalists[chosen].first},
+                 {"speedup_eager", verdict.value("speedup_eager", json())},
+                 {"speedup_compile", verdict.value("speedup_compile", json())}};
+  return {finalists[chosen].second, verdict, report};
 }
-
-}  // namespace
 
 void add_search_commands(CLI::App& app) {
   auto a = std::make_shared<SearchArgs>();
@@ -425,30 +444,32 @@ void add_search_commands(CLI::App& app) {
                      "JSON report: every fragment's candidates and verdicts, the cover, the "
                      "finalists (default: OUT's stem + .search.json)");
   search
-      ->add_option("--device", a->device,
+      ->add_option("--device", a->options.device,
                    "Verify on cpu (Triton's interpreter) or cuda (default: cuda if there is a "
                    "GPU; without one, the compiler's solution is written unsearched)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  search->add_option("--max-ops", a->max_ops, "The longest fragment, in operators (default 5)")
+  search
+      ->add_option("--max-ops", a->options.max_ops,
+                   "The longest fragment, in operators (default 5)")
       ->check(CLI::Range(1, 16));
   search
-      ->add_option("--variants", a->variants,
+      ->add_option("--variants", a->options.variants,
                    "Candidates per fragment from the compiler: its defaults and other codegen "
                    "knobs (default 2)")
       ->check(CLI::Range(1, 16));
   search
-      ->add_option("--policy", a->policy,
+      ->add_option("--policy", a->options.policy,
                    "Who answers each fragment: compiler (default), model:CKPT or "
                    "endpoint:URL[#MODEL] (--samples answers each)")
       ->check(policy_spec_error);
-  add_sampling_options(*search, a->sampling);
-  search->add_option("--work", a->work,
+  add_sampling_options(*search, a->options.sampling);
+  search->add_option("--work", a->options.work,
                      "Keep the fragments' programs and the composition here (default: a "
                      "scratch folder, removed)");
-  search->add_flag("--fragments-only", a->fragments_only,
+  search->add_flag("--fragments-only", a->options.fragments_only,
                    "Do not ask for the whole program (a policy whose context it would not fit): "
                    "the answer is a composition; its ModelNew.__init__ is the compiler's");
-  search->add_flag("--eval-mode", a->eval_mode, "Verify the modules after .eval()");
+  search->add_flag("--eval-mode", a->options.eval_mode, "Verify the modules after .eval()");
   search->add_flag("--no-compile-timing", a->no_compile_timing,
                    "Do not time torch.compile for the finalists");
   search->add_option("--cache", a->cache, "SQLite verdict cache (default: none)");

@@ -100,3 +100,13 @@ def test_without_a_gpu_the_compilers_solution_is_written_unverified(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "not searched and not verified: no GPU" in run.stderr
     assert "class ModelNew" in out.read_text()
+
+
+def test_convert_search_writes_the_searched_solution(tmp_path):
+    out = tmp_path / "sol.py"
+    run = drtriton("convert", PROGRAM, "--search", "--device", "cpu", "-o", out, "--json")
+    assert run.returncode == 0, run.stderr
+    assert "(search: " in run.stderr and json.loads(run.stdout)["passed"] is True
+    assert "class ModelNew" in out.read_text()
+    run = drtriton("convert", PROGRAM, "--search", "--no-verify")
+    assert run.returncode == 1 and "--search judges every fragment's answers" in run.stderr
