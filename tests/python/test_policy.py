@@ -29,6 +29,7 @@ class Stub(http.server.BaseHTTPRequestHandler):
     choices: list[str] = []
     requests: list[dict] = []
     status = 200
+    answer = None  # a function of the request's body, instead of `choices`
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -38,7 +39,10 @@ class Stub(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b'{"error": "bad request"}')
             return
-        take, Stub.choices = Stub.choices[:body.get("n", 1)], Stub.choices[body.get("n", 1):]
+        if Stub.answer:
+            take = [Stub.answer(body)] * body.get("n", 1)
+        else:
+            take, Stub.choices = Stub.choices[:body.get("n", 1)], Stub.choices[body.get("n", 1):]
         reply = {"choices": [{"index": i, "message": {"role": "assistant", "content": c}}
                              for i, c in enumerate(take)]}
         data = json.dumps(reply).encode()
@@ -146,4 +150,34 @@ def test_bench_judges_each_programs_sampled_answers(server, compiled, tmp_path):
     assert rows["a"]["policy"] == f"endpoint:{server}"
     assert "| 2 | 2 (100.0%) | 2 (100.0%) |" in r.stdout
     r = bench()  # the compiler, into the endpoint's results: refused, nothing written
-    assert r.returncode == 1 and "was answered by --policy endpoint:" in r.stderr
+    assert r.returncode == 1 and "was answered by endpoint:" in r.stderr
+
+
+def test_search_asks_the_endpoint_for_every_fragment(server, tmp_path):
+    """`drtriton search --policy endpoint:...`: one request per range (the fragments and the
+    program), each answered here with the compiler's solution of the program in its prompt
+    (or nothing, for the program itself), judged, the cover composed and judged whole."""
+    program = os.path.join(ROOT, "tests", "python", "programs", "search", "linear_gelu_softmax.py")
+    compiler = policy.make_policy("compiler", BIN)
+
+    def answer(body):
+        prompt = body["messages"][0]["content"]
+        source = prompt.split("```python\n", 1)[1].split("\n```", 1)[0]
+        if source.startswith('"""Linear, GELU'):  # the program itself: no answer, so a composition
+            return "I cannot."
+        return compiler.complete([source])[0][0]
+
+    Stub.answer = staticmethod(answer)
+    try:
+        out, report = tmp_path / "sol.py", tmp_path / "report.json"
+        r = subprocess.run([BIN, "search", program, "--policy", f"endpoint:{server}", "--samples", "1",
+                            "--max-ops", "2", "--device", "cpu", "--no-compile-timing", "-o", str(out),
+                            "--report", str(report)], capture_output=True, text=True, cwd=ROOT)
+    finally:
+        Stub.answer = None
+    assert r.returncode == 0, r.stderr
+    assert len(Stub.requests) == 1 + 7  # the program, and 4 + 3 fragments of 1 and 2 operators
+    rep = json.loads(report.read_text())
+    assert rep["policy"] == f"endpoint:{server}"
+    assert rep["edges"][0]["error"] == "no sample held a ModelNew"
+    assert rep["chosen"] == "composed" and rep["finalists"][0]["verdict"]["passed"]
