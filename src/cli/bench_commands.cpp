@@ -207,7 +207,12 @@ struct Candidates {
   std::vector<std::string> sources;
   std::vector<std::pair<int, int>> counts;
   json row;
+  json work;  // {"flops", "io_bytes"} of the traced graph, for the roofline (null: not traced)
 };
+
+json work_of(const Graph& g) {
+  return {{"flops", g.flops()}, {"io_bytes", g.io_bytes()}};
+}
 
 // The built-in compiler's solution for each program of a chunk (traced in parallel).
 std::vector<Candidates> compile_chunk(const std::vector<Program>& chunk, const BenchArgs& a) {
@@ -223,6 +228,7 @@ std::vector<Candidates> compile_chunk(const std::vector<Program>& chunk, const B
     }
     try {
       Graph graph = import_traced(traced[i]);
+      out[i].work = work_of(graph);
       GeneratedSolution solution =
           generate_solution(graph, codegen_options(traced[i], chunk[i].path));
       out[i].sources = {solution.source};
@@ -296,6 +302,7 @@ std::vector<json> answer_chunk(const std::vector<Program>& chunk, LazyVerifier& 
     size_t best = std::max(0, fastest_accepted(mine));
     rows[i] =
         result_row(chunk[i], "verify", "", mine[best], c.counts[best].first, c.counts[best].second);
+    if (c.work.is_object()) rows[i].update(c.work);
     if (a.policy != "compiler") {  // the answers that were judged
       rows[i]["samples"] = c.sources.size();
       rows[i]["samples_passed"] = std::count_if(
@@ -333,6 +340,8 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& 
     fs::create_directories(report.parent_path());
     write_output(report.string(), found.report.dump(1) + "\n");
     json row = result_row(p, "verify", "", found.verdict, count_kernels(found.source), 0);
+    row["flops"] = found.report["flops"];
+    row["io_bytes"] = found.report["io_bytes"];
     json cover = json::array();
     for (const json& e : found.report["cover"]) cover.push_back({e["begin"], e["end"]});
     row["search"] = {
@@ -399,7 +408,8 @@ std::string geomean(const std::vector<double>& v) {
 // The table: fast_p is the share of all programs that are correct and more than p times as
 // fast as the baseline (fast_0: correct), as KernelBench defines it.
 std::string summary_table(const std::vector<Program>& programs,
-                          const std::map<std::string, json>& rows, const std::string& device) {
+                          const std::map<std::string, json>& rows, const std::string& device,
+                          const json& ceilings) {
   int n = 0, compiled = 0, correct = 0, native = 0, kb_correct = 0, kb_judged = 0;
   std::map<std::string, std::vector<double>> speedups;
   std::map<std::string, std::map<double, int>> fast;
@@ -408,6 +418,7 @@ std::string summary_table(const std::vector<Program>& programs,
       {"speedup_eager", "eager"}, {"speedup_compile", "torch.compile"}};
   std::map<std::string, int> failed_at;
   std::vector<std::string> degenerate;  // "id: why", reported apart, never counted as wins
+  std::vector<double> fractions;        // of the machine's limit, per correct program
   for (const Program& p : programs) {
     auto it = rows.find(p.id);
     if (it == rows.end()) continue;
@@ -432,6 +443,8 @@ std::string summary_table(const std::vector<Program>& programs,
     }
     ++correct;
     native += r.value("kernelbench_native", false) == true;
+    if (r.contains("limit_fraction") && r["limit_fraction"].is_number())
+      fractions.push_back(r["limit_fraction"].get<double>());
     for (const auto& [key, name] : baselines) {
       double s = number_or_zero(r, key.c_str());
       if (s <= 0) continue;
@@ -457,6 +470,17 @@ std::string summary_table(const std::vector<Program>& programs,
     for (double p : ps) t << " | " << percent(fast[name][p], n);
     t << " | " << geomean(speedups[name]) << " |\n";
   }
+  if (!fractions.empty() && ceilings.is_object()) {
+    std::sort(fractions.begin(), fractions.end());
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "\nshare of the machine's limit (correct programs): median %.3g%%, best %.3g%% "
+                  "(measured: %.2f TB/s, %.1f TFLOP/s fp32; plots in plots/)\n",
+                  100 * fractions[fractions.size() / 2], 100 * fractions.back(),
+                  ceilings["bytes_per_s"].get<double>() / 1e12,
+                  ceilings["flops_per_s"].get<double>() / 1e12);
+    t << line;
+  }
   if (!failed_at.empty()) {
     t << "\nnot correct, by the stage that stopped them:";
     for (const auto& [stage, count] : failed_at) t << " " << stage << " " << count << ";";
@@ -467,6 +491,34 @@ std::string summary_table(const std::vector<Program>& programs,
     for (const std::string& d : degenerate) t << "  " << d << "\n";
   }
   return t.str();
+}
+
+// The machine's ceilings (python -m drtriton.ceilings), measured once per results folder;
+// null when the measurement failed (the table then has no roofline line).
+json ceilings_for(const fs::path& out, const std::string& device, bool measure) {
+  fs::path file = out / "ceilings.json";
+  if (!fs::exists(file) && measure) {
+    int status =
+        run_python_module("drtriton.ceilings", {"--device", device, "--out", file.string()},
+                          /*quiet_stdout=*/true);
+    if (status != 0) info() << "drtriton bench: measuring the ceilings failed; no roofline\n";
+  }
+  if (!fs::exists(file)) return json();
+  json c = json::parse(read_file(file.string()), nullptr, false);
+  return c.is_object() && c.contains("bytes_per_s") && c.contains("flops_per_s") ? c : json();
+}
+
+// The share of the machine's limit a correct program reaches: the time no kernel can beat,
+// max(flops / FLOP/s, io_bytes / bandwidth), over the candidate's median time.
+json limit_fraction(const json& row, const json& ceilings) {
+  if (!ceilings.is_object() || !row.value("passed", false) || !row.contains("flops")) return json();
+  const json t = row.value("timing_ms", json());
+  if (!t.is_object() || !t.contains("candidate") || !t["candidate"].is_object()) return json();
+  double ms = t["candidate"].value("median", 0.0);
+  if (ms <= 0) return json();
+  double limit_s = std::max(row["flops"].get<double>() / ceilings["flops_per_s"].get<double>(),
+                            row["io_bytes"].get<double>() / ceilings["bytes_per_s"].get<double>());
+  return limit_s / (ms / 1e3);
 }
 
 void run_bench(const BenchArgs& a) {
@@ -491,6 +543,7 @@ void run_bench(const BenchArgs& a) {
   info() << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
          << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
          << device << ", policy " << policy_label(a) << " -> " << out.string() << "\n";
+  json ceilings = ceilings_for(out, device, !todo.empty());
   if (!todo.empty()) {
     LazyVerifier verifier(a, device, out);
     Progress progress{"bench", static_cast<int>(todo.size())};
@@ -499,6 +552,7 @@ void run_bench(const BenchArgs& a) {
       std::vector<Program> chunk(todo.begin() + start,
                                  todo.begin() + std::min(todo.size(), start + a.chunk));
       for (json& row : bench_chunk(chunk, verifier, a, device, out)) {
+        row["limit_fraction"] = limit_fraction(row, ceilings);
         if (verbose()) info() << "\n" << outcome_line(row);
         append << row.dump() << "\n";
         rows[row["id"].get<std::string>()] = row;
@@ -507,9 +561,12 @@ void run_bench(const BenchArgs& a) {
       progress(static_cast<int>(std::min(todo.size(), start + a.chunk)));
     }
   }
-  std::string table = summary_table(programs, rows, device);
+  std::string table = summary_table(programs, rows, device, ceilings);
   write_output((out / "summary.md").string(), table);
   std::cout << table;
+  // Plots from the rows alone (python -m drtriton.bench_plots); the table stands without them.
+  if (run_python_module("drtriton.bench_plots", {out.string()}, /*quiet_stdout=*/true) != 0)
+    info() << "drtriton bench: the plots failed (see above); the table is complete\n";
 }
 
 }  // namespace

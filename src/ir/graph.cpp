@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include <cassert>
+#include <set>
 
 namespace drtriton {
 
@@ -220,6 +221,19 @@ double Graph::flops() const {
 int64_t Graph::bytes() const {
   int64_t total = 0;
   for (const Node& n : nodes_) total += node_bytes(n);
+  return total;
+}
+
+int64_t Graph::io_bytes() const {
+  int64_t total = 0;
+  for (ValueId v : inputs_) total += values_[v].type.bytes();
+  for (ValueId v : params_) total += values_[v].type.bytes();
+  for (ValueId v : outputs_) total += values_[v].type.bytes();
+  std::set<std::string> modules;  // two nodes of one module share its state
+  for (const Node& n : nodes_) {
+    if (!modules.insert(n.module).second && !n.module.empty()) continue;
+    for (const ParamSpec& p : node_params(n)) total += p.type.bytes();
+  }
   return total;
 }
 

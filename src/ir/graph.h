@@ -84,6 +84,9 @@ class Graph {
   int64_t node_bytes(const Node& node) const;
   double flops() const;
   int64_t bytes() const;
+  // Bytes the program must move however it is fused: each input, parameter and buffer read
+  // once, each output written once (the memory side of its roofline limit).
+  int64_t io_bytes() const;
   // Number of compute operators (the paper's difficulty): nodes that are not Layout.
   int compute_ops() const;
 

@@ -62,6 +62,19 @@ TEST(Graph, ModuleParamsUseStateDictNames) {
   EXPECT_EQ(bn[4].type, (TensorType{DType::I64, {}}));
 }
 
+TEST(Graph, IoBytesCountEachInputParameterAndOutputOnce) {
+  Graph g = parse_graph(
+      "input %x : f32[4,8]\n"
+      "%a = linear(%x) {module=\"fc\", in_features=8, out_features=6}\n"
+      "%b = relu(%a)\n"
+      "%c = linear(%b) {module=\"fc2\", in_features=6, out_features=6}\n"
+      "%d = linear(%c) {module=\"fc2\", in_features=6, out_features=6}\n"
+      "return %d\n");
+  // x, fc (48 + 6), fc2 once (36 + 6), the output: floats of 4 bytes
+  EXPECT_EQ(g.io_bytes(), 4 * (32 + 54 + 42 + 24));
+  EXPECT_GT(g.bytes(), g.io_bytes());  // run node by node, every intermediate moves too
+}
+
 TEST(Graph, MatmulFollowsTorchRules) {
   Graph g = parse_graph(
       "input %a : f32[5,1,4,3]\n"

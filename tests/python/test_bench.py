@@ -50,6 +50,9 @@ def test_every_program_gets_a_row(suite):
     for name in ("relu_scale", "more/row_softmax"):
         assert got[name]["passed"] is True and got[name]["kernelbench_native"] is True, got[name]
         assert got[name]["speedup_eager"] > 0 and got[name]["kernels"] >= 1
+        # the roofline: the IR's work, and the share of the measured limit it reached
+        assert got[name]["flops"] > 0 and got[name]["io_bytes"] > 0
+        assert 0 < got[name]["limit_fraction"] < 1.5
         # KernelBench's own protocol ran on the solution bench kept
         assert got[name]["kernelbench"]["correct"] is True, got[name]["kernelbench"]
         assert got[name]["kernelbench"]["trials_passed"] == 5
@@ -67,6 +70,11 @@ def test_summary_counts_the_rows(suite):
     work, r = suite
     assert "4 of 4 programs done, on cpu; 1 degenerate, apart from the tables" in r.stdout
     assert "  normalized_mean: the output does not depend on the inputs (correct)" in r.stdout
+    assert "share of the machine's limit (correct programs): median" in r.stdout
+    ceilings = json.loads((work / "out" / "ceilings.json").read_text())
+    assert ceilings["bytes_per_s"] > 0 and ceilings["flops_per_s"] > 0
+    for png in ("speedups", "per_program", "roofline"):
+        assert (work / "out" / "plots" / f"{png}.png").stat().st_size > 10_000, png
     assert "| 3 | 2 (66.7%) | 2 (66.7%) | 2 (66.7%) | 2 (66.7%) |" in r.stdout
     assert "| eager | 2 | 66.7%" in r.stdout and "| torch.compile | 0 |" in r.stdout
     assert (work / "out" / "summary.md").read_text() == r.stdout

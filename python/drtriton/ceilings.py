@@ -1,0 +1,74 @@
+"""The machine's measured ceilings, for the roofline of `drtriton bench`: memory bandwidth (a
+large copy: each byte read once and written once) and fp32 FLOP/s (a large torch.mm with
+TF32 off, the accuracy the verifier asks for). A program's limit is then
+max(flops / FLOP/s, io_bytes / bandwidth): the time no kernel can beat, with every input,
+parameter and output moved exactly once (Graph::io_bytes).
+
+    python -m drtriton.ceilings --device cuda|cpu --out ceilings.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import torch
+
+
+def _timed(fn, device, repeat):
+    fn()  # warm-up: allocation, cuBLAS heuristics
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(repeat):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+    t = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return time.perf_counter() - t
+
+
+def measure(device_name: str) -> dict:
+    device = torch.device(device_name)
+    gpu = device.type == "cuda"
+    n_copy = (1 << 28) if gpu else (1 << 24)  # fp32 elements: 1 GiB on a GPU, 64 MiB here
+    src = torch.empty(n_copy, device=device).normal_()
+    dst = torch.empty_like(src)
+    seconds = _timed(lambda: dst.copy_(src), device, 20 if gpu else 5)
+    bandwidth = 2 * src.numel() * src.element_size() * (20 if gpu else 5) / seconds
+    del src, dst
+    n = 8192 if gpu else 1024
+    a = torch.randn(n, n, device=device)
+    b = torch.randn(n, n, device=device)
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        seconds = _timed(lambda: torch.mm(a, b), device, 10 if gpu else 3)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+    flops = 2 * n ** 3 * (10 if gpu else 3) / seconds
+    name = torch.cuda.get_device_name(device) if gpu else "cpu"
+    return {"device": name, "bytes_per_s": bandwidth, "flops_per_s": flops,
+            "how": f"copy of {n_copy * 4 >> 20} MiB; fp32 mm {n}x{n}x{n}, TF32 off"}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m drtriton.ceilings", description=__doc__.split("\n")[0])
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    c = measure(a.device)
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(c, f, indent=1)
+    os.replace(tmp, a.out)
+    print(f"{c['device']}: {c['bytes_per_s'] / 1e12:.2f} TB/s, {c['flops_per_s'] / 1e12:.2f} TFLOP/s fp32")
+
+
+if __name__ == "__main__":
+    main()
