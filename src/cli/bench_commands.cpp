@@ -339,6 +339,11 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& 
     fs::path report = out / "search" / (p.id + ".json");
     fs::create_directories(report.parent_path());
     write_output(report.string(), found.report.dump(1) + "\n");
+    if (!found.error.empty()) {
+      rows.push_back(result_row(p, "search", found.error, json(), 0, 0));
+      rows.back()["search"] = {{"report", report.string()}};
+      continue;
+    }
     json row = result_row(p, "verify", "", found.verdict, count_kernels(found.source), 0);
     row["flops"] = found.report["flops"];
     row["io_bytes"] = found.report["io_bytes"];

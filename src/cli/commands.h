@@ -88,11 +88,13 @@ struct SearchOptions {
 using JudgeFn =
     std::function<std::vector<nlohmann::json>(const std::vector<VerifyRequest>& requests)>;
 struct SearchOutcome {
-  std::string source;      // the solution
-  nlohmann::json verdict;  // its verdict as a whole program
-  nlohmann::json report;   // every range's candidates and verdicts, the cover, the finalists
+  std::string source, chosen;  // the solution, and which finalist it is (whole, composed)
+  nlohmann::json verdict;      // its verdict as a whole program
+  nlohmann::json report;       // every range's candidates and verdicts, the cover, the finalists
+  std::string error;           // why there is no solution ("" when there is one)
 };
-// Throws CliError when no accepted answers cover the program or no finalist passes.
+// `error` is set when no accepted answers cover the program or no finalist passes; the
+// report is complete either way. Throws CliError for a program that cannot be traced.
 SearchOutcome search_program(const std::string& program, const SearchOptions& options,
                              const JudgeFn& judge);
 // The index of the fastest verdict that passed (its candidate's median time), or -1.

@@ -229,6 +229,7 @@ void run_search_convert(const ConvertArgs& a) {
     return verify_many(requests, a.cache, a.timeout);
   };
   SearchOutcome found = search_program(a.program, o, judge);
+  if (!found.error.empty()) throw CliError(found.error + " (drtriton search --report keeps it)");
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
   write_output(out, found.source);
   info() << "drtriton convert: " << a.program << " -> " << out

@@ -332,6 +332,10 @@ void run_search(SearchArgs a) {
     return verify_many(requests, a.cache, a.timeout);
   };
   SearchOutcome found = search_program(a.program, a.options, judge);
+  if (!found.error.empty()) {
+    write_output(report, found.report.dump(1) + "\n");
+    throw CliError(found.error + "; report " + report);
+  }
   write_output(out, found.source);
   found.report["solution"] = out;
   write_output(report, found.report.dump(1) + "\n");
@@ -364,36 +368,44 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
   ask_policy(a, traced, edges);
   judge_candidates(a, judge, edges);
 
+  SearchOutcome found;
   std::vector<int> cover = fastest_cover(edges, n);
-  if (cover.empty()) {
-    throw CliError(program + ": no verified candidate covers the program (" +
-                   (edges[0].error.empty() ? "the whole program's were rejected" : edges[0].error) +
-                   "); --work DIR keeps the fragments");
-  }
   // The finalists, judged again (torch.compile timed): the best whole-program answer and the
   // composition of the cover, where it is more than that one answer.
   std::vector<std::pair<std::string, std::string>> finalists;  // (name, source)
-  if (edges[0].best >= 0) finalists.push_back({"whole", edges[0].candidates[edges[0].best]});
+  std::vector<json> final_verdicts;
   std::string compose_error;
-  if (!(cover.size() == 1 && cover[0] == 0)) {
-    std::string base = edges[0].best >= 0 ? edges[0].candidates[edges[0].best]
-                                          : compiler_answers(traced, program, 1, 0).front();
-    try {
-      finalists.push_back({"composed", compose(whole, edges, cover, base, dir)});
-    } catch (const CliError& e) {
-      compose_error = e.what();
-      info() << "drtriton search: " << compose_error << "\n";
+  if (cover.empty()) {
+    found.error = program + ": no verified candidates cover the program (" +
+                  (edges[0].error.empty() ? "the whole program's were rejected" : edges[0].error) +
+                  "; the report lists every range's verdicts)";
+  } else {
+    if (edges[0].best >= 0) finalists.push_back({"whole", edges[0].candidates[edges[0].best]});
+    if (!(cover.size() == 1 && cover[0] == 0)) {
+      std::string base = edges[0].best >= 0 ? edges[0].candidates[edges[0].best]
+                                            : compiler_answers(traced, program, 1, 0).front();
+      try {
+        finalists.push_back({"composed", compose(whole, edges, cover, base, dir)});
+      } catch (const CliError& e) {
+        compose_error = e.what();
+        info() << "drtriton search: " << compose_error << "\n";
+      }
     }
-  }
-  if (finalists.empty()) throw CliError(program + ": " + compose_error);
-  std::vector<VerifyRequest> requests;
-  for (const auto& [name, source] : finalists)
-    requests.push_back(request_for(a, task, source, a.time_compile));
-  std::vector<json> final_verdicts = judge(requests);
-  int chosen = fastest_accepted(final_verdicts);
-  if (chosen < 0) {
-    throw CliError(program + ": no finalist passed the verifier as a whole (" +
-                   one_line(final_verdicts[0].value("reason", "?")) + ")");
+    std::vector<VerifyRequest> requests;
+    for (const auto& [name, source] : finalists)
+      requests.push_back(request_for(a, task, source, a.time_compile));
+    if (!requests.empty()) final_verdicts = judge(requests);
+    int chosen = fastest_accepted(final_verdicts);
+    if (finalists.empty()) {
+      found.error = program + ": " + compose_error;
+    } else if (chosen < 0) {
+      found.error = program + ": no finalist passed the verifier as a whole (" +
+                    one_line(final_verdicts[0].value("reason", "?")) + ")";
+    } else {
+      found.source = finalists[chosen].second;
+      found.verdict = final_verdicts[chosen];
+      found.chosen = finalists[chosen].first;
+    }
   }
 
   double cover_ms = 0;
@@ -403,7 +415,7 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
     cover_json.push_back(edge_json(edges[i]));
   }
   json finals = json::array();
-  for (size_t i = 0; i < finalists.size(); ++i)
+  for (size_t i = 0; i < final_verdicts.size(); ++i)
     finals.push_back({{"name", finalists[i].first}, {"verdict", final_verdicts[i]}});
   json ranges = json::array();
   int accepted = 0, candidates = 0;
@@ -412,25 +424,28 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
     candidates += static_cast<int>(e.candidates.size());
     for (const json& v : e.verdicts) accepted += v.value("passed", false);
   }
-  const json& verdict = final_verdicts[chosen];
-  json report = {{"program", program},
-                 {"policy", a.policy},
-                 {"device", a.device},
-                 {"operators", n},
-                 {"flops", whole.flops()},
-                 {"io_bytes", whole.io_bytes()},
-                 {"max_ops", a.max_ops},
-                 {"candidates", candidates},
-                 {"accepted", accepted},
-                 {"edges", ranges},
-                 {"cover", cover_json},
-                 {"cover_sum_ms", cover_ms},
-                 {"compose_error", compose_error.empty() ? json() : json(compose_error)},
-                 {"finalists", finals},
-                 {"chosen", finalists[chosen].first},
-                 {"speedup_eager", verdict.value("speedup_eager", json())},
-                 {"speedup_compile", verdict.value("speedup_compile", json())}};
-  return {finalists[chosen].second, verdict, report};
+  auto from_verdict = [&](const char* key) {
+    return found.verdict.is_object() ? found.verdict.value(key, json()) : json();
+  };
+  found.report = {{"program", program},
+                  {"policy", a.policy},
+                  {"device", a.device},
+                  {"operators", n},
+                  {"flops", whole.flops()},
+                  {"io_bytes", whole.io_bytes()},
+                  {"max_ops", a.max_ops},
+                  {"candidates", candidates},
+                  {"accepted", accepted},
+                  {"edges", ranges},
+                  {"cover", cover_json},
+                  {"cover_sum_ms", cover.empty() ? json() : json(cover_ms)},
+                  {"compose_error", compose_error.empty() ? json() : json(compose_error)},
+                  {"finalists", finals},
+                  {"chosen", found.chosen.empty() ? json() : json(found.chosen)},
+                  {"error", found.error.empty() ? json() : json(found.error)},
+                  {"speedup_eager", from_verdict("speedup_eager")},
+                  {"speedup_compile", from_verdict("speedup_compile")}};
+  return found;
 }
 
 void add_search_commands(CLI::App& app) {

@@ -52,17 +52,16 @@ std::string python_name(std::string s) {
   return s;
 }
 
-// How forward names a state entry: self.conv.weight, self.layers[0].bias; through
-// get_parameter / get_buffer when a part of its key is no Python attribute name.
+// How forward names a state entry: self.conv.weight; through get_parameter / get_buffer
+// when a part of its key is no Python attribute name ("layers.0.bias": an index of a
+// Sequential or a ModuleList, or a key of a ModuleDict, which self.layers[0] would not find).
 std::string state_attribute(const StateEntry& e) {
   std::string path = "self";
   size_t start = 0;
   while (start <= e.key.size()) {
     size_t dot = std::min(e.key.find('.', start), e.key.size());
     std::string part = e.key.substr(start, dot - start);
-    if (is_integer(part)) {
-      path += "[" + part + "]";
-    } else if (is_identifier(part)) {
+    if (is_identifier(part)) {
       path += "." + part;
     } else {
       return std::string("self.") + (e.is_buffer ? "get_buffer" : "get_parameter") + "(\"" + e.key +

@@ -181,3 +181,20 @@ def test_search_asks_the_endpoint_for_every_fragment(server, tmp_path):
     assert rep["policy"] == f"endpoint:{server}"
     assert rep["edges"][0]["error"] == "no sample held a ModelNew"
     assert rep["chosen"] == "composed" and rep["finalists"][0]["verdict"]["passed"]
+
+
+def test_search_without_answers_fails_with_its_report(server, tmp_path):
+    program = os.path.join(ROOT, "tests", "python", "programs", "search", "linear_gelu_softmax.py")
+    Stub.answer = staticmethod(lambda body: "No code from me.")
+    try:
+        report = tmp_path / "report.json"
+        r = subprocess.run([BIN, "search", program, "--policy", f"endpoint:{server}", "--samples", "1",
+                            "--max-ops", "1", "--device", "cpu", "-o", str(tmp_path / "sol.py"),
+                            "--report", str(report)], capture_output=True, text=True, cwd=ROOT)
+    finally:
+        Stub.answer = None
+    assert r.returncode == 1 and "no verified candidates cover the program" in r.stderr
+    assert not (tmp_path / "sol.py").exists()
+    rep = json.loads(report.read_text())
+    assert rep["error"] and rep["chosen"] is None and rep["cover"] == []
+    assert all(e["error"] == "no sample held a ModelNew" for e in rep["edges"])
