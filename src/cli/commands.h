@@ -97,6 +97,8 @@ struct SearchOutcome {
 // report is complete either way. Throws CliError for a program that cannot be traced.
 SearchOutcome search_program(const std::string& program, const SearchOptions& options,
                              const JudgeFn& judge);
+// A verdict's median candidate time in ms (infinity where it has none).
+double candidate_ms(const nlohmann::json& verdict);
 // The index of the fastest verdict that passed (its candidate's median time), or -1.
 int fastest_accepted(const std::vector<nlohmann::json>& verdicts);
 // The verdict as a table a person reads.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "cli/commands.h"
@@ -89,10 +90,11 @@ std::vector<std::vector<std::string>> sample_answers(const std::string& policy,
 double candidate_ms(const json& verdict) {
   const json* t = &verdict;
   for (const char* key : {"timing_ms", "candidate", "median"}) {
-    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null()) return 1e300;
+    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null())
+      return std::numeric_limits<double>::infinity();
     t = &(*t)[key];
   }
-  return t->is_number() ? t->get<double>() : 1e300;
+  return t->is_number() ? t->get<double>() : std::numeric_limits<double>::infinity();
 }
 
 int fastest_accepted(const std::vector<json>& verdicts) {

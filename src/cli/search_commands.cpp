@@ -53,15 +53,6 @@ struct Edge {
   double best_ms = kUnmeasured;
 };
 
-double median_ms(const json& verdict) {
-  const json* t = &verdict;
-  for (const char* key : {"timing_ms", "candidate", "median"}) {
-    if (!t->is_object() || !t->contains(key) || (*t)[key].is_null()) return kUnmeasured;
-    t = &(*t)[key];
-  }
-  return t->is_number() ? t->get<double>() : kUnmeasured;
-}
-
 std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
   return s.size() > 160 ? s.substr(0, 157) + "..." : s;
@@ -176,7 +167,7 @@ void judge_candidates(const SearchOptions& a, const JudgeFn& judge, std::vector<
   for (Edge& e : edges) {
     for (size_t i = 0; i < e.candidates.size(); ++i) e.verdicts.push_back(verdicts[k++]);
     e.best = fastest_accepted(e.verdicts);
-    if (e.best >= 0) e.best_ms = median_ms(e.verdicts[e.best]);
+    if (e.best >= 0) e.best_ms = candidate_ms(e.verdicts[e.best]);
     if (e.best < 0 && e.error.empty() && !e.verdicts.empty())
       e.error = "rejected: " + one_line(e.verdicts[0].value("reason", "?"));
   }
@@ -244,7 +235,7 @@ json edge_json(const Edge& e) {
   for (const json& v : e.verdicts) {
     candidates.push_back({{"passed", v.value("passed", false)},
                           {"reason", v.value("reason", json())},
-                          {"ms", median_ms(v) == kUnmeasured ? json() : json(median_ms(v))}});
+                          {"ms", candidate_ms(v) == kUnmeasured ? json() : json(candidate_ms(v))}});
   }
   return {{"begin", e.begin},
           {"end", e.end},
@@ -299,7 +290,7 @@ void print_report(const json& r, const std::string& out, const std::string& repo
     std::printf("  %-48s %s\n", range_text(e).c_str(), ms_text(e["best_ms"].get<double>()).c_str());
   for (const json& f : r["finalists"]) {
     const json& v = f["verdict"];
-    std::string what = v.value("passed", false) ? ms_text(median_ms(v))
+    std::string what = v.value("passed", false) ? ms_text(candidate_ms(v))
                                                 : "rejected: " + one_line(v.value("reason", "?"));
     std::printf("%-9s %s\n", f["name"].get<std::string>().c_str(), what.c_str());
   }
