@@ -102,47 +102,44 @@ void write_fragments(const Graph& whole, int max_ops, const fs::path& dir,
   }
 }
 
-// Every edge's candidates from the policy.
+// Every edge's candidates from the policy: the edges that are programs, the whole program's
+// unless --fragments-only.
 void ask_policy(const SearchOptions& a, const json& traced, std::vector<Edge>& edges) {
+  std::vector<int> asked;
+  std::vector<std::string> paths;
+  for (size_t i = a.fragments_only ? 1 : 0; i < edges.size(); ++i) {
+    if (!edges[i].error.empty()) continue;
+    asked.push_back(static_cast<int>(i));
+    paths.push_back(edges[i].task_path);
+  }
   if (a.policy != "compiler") {
-    std::vector<std::string> paths;
-    std::vector<int> which;
-    for (size_t i = a.fragments_only ? 1 : 0; i < edges.size(); ++i) {
-      if (!edges[i].error.empty()) continue;
-      paths.push_back(edges[i].task_path);
-      which.push_back(static_cast<int>(i));
-    }
     std::vector<std::vector<std::string>> answers = sample_answers(a.policy, paths, a.sampling);
-    for (size_t k = 0; k < which.size(); ++k) {
-      edges[which[k]].candidates = answers[k];
-      if (answers[k].empty()) edges[which[k]].error = "no sample held a ModelNew";
+    for (size_t k = 0; k < asked.size(); ++k) {
+      edges[asked[k]].candidates = answers[k];
+      if (answers[k].empty()) edges[asked[k]].error = "no sample held a ModelNew";
     }
     return;
   }
-  std::vector<std::string> paths;
-  std::vector<int> which;
-  for (size_t i = 1; i < edges.size(); ++i) {
-    if (!edges[i].error.empty()) continue;
-    paths.push_back(edges[i].task_path);
-    which.push_back(static_cast<int>(i));
-  }
+  // The compiler: the program is traced already, its fragments are traced here in parallel.
+  bool whole = !asked.empty() && asked[0] == 0;
+  std::vector<std::string> fragment_paths(paths.begin() + whole, paths.end());
   int jobs = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
-  Progress progress{"trace", static_cast<int>(paths.size()), "fragments"};
-  std::vector<json> fragments = trace_programs(paths, jobs, progress);
-  progress(static_cast<int>(paths.size()));
-  auto compile = [&](Edge& edge, const json& t, uint64_t seed) {
-    if (t.contains("error")) {
-      edge.error = "trace: " + one_line(t.value("error", "?"));
-      return;
+  Progress progress{"trace", static_cast<int>(fragment_paths.size()), "fragments"};
+  std::vector<json> traces = trace_programs(fragment_paths, jobs, progress);
+  progress(static_cast<int>(fragment_paths.size()));
+  if (whole) traces.insert(traces.begin(), traced);
+  for (size_t k = 0; k < asked.size(); ++k) {
+    Edge& edge = edges[asked[k]];
+    if (traces[k].contains("error")) {
+      edge.error = "trace: " + one_line(traces[k].value("error", "?"));
+      continue;
     }
     try {
-      edge.candidates = compiler_answers(t, edge.task_path, a.variants, seed);
+      edge.candidates = compiler_answers(traces[k], edge.task_path, a.variants, asked[k]);
     } catch (const std::exception& ex) {
       edge.error = "compile: " + one_line(ex.what());
     }
-  };
-  if (!a.fragments_only) compile(edges[0], traced, 0);
-  for (size_t k = 0; k < which.size(); ++k) compile(edges[which[k]], fragments[k], which[k]);
+  }
 }
 
 VerifyRequest request_for(const SearchOptions& a, const std::string& task,
