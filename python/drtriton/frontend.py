@@ -63,7 +63,9 @@ input), each entry with a dtype+shape for a user input, a parameter or buffer, o
                   then the parameters' and buffers', first show them (torch numbers them
                   arbitrarily)
 Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
-their decompositions loop over the time steps and would fix the sequence length.
+their decompositions loop over the time steps and would fix the sequence length. max_pool1d
+is traced through max_pool1d_with_indices (_symbolic_max_pool1d): its own kernel computes
+the pooled length from a concrete length and would fix it too.
 An input's or parameter's dim is a bare symbol, or an int where the program forces the
 size (a batch of 1, a hard-coded view, a size forward computes with); one symbol may stand
 for dims of several tensors (a residual add; a Linear's in_features and its input's last
@@ -518,6 +520,43 @@ def _export(path, abspath, mod):
 
 # --------------------------------------------------------------------------- symbolic shapes
 
+@contextlib.contextmanager
+def _python_kernel(op, kernel):
+    """Inside the block, `op` (an OpOverload) runs `kernel` where it would run its composite
+    C++ implementation. The graph keeps `op` as one call; only how export traces through it
+    (and so the sizes it sees) changes."""
+    from torch._C import DispatchKey
+
+    keys = (DispatchKey.CompositeImplicitAutograd, DispatchKey.Autograd)
+    saved = {k: op.py_kernels.get(k) for k in keys}
+    for k in keys:
+        op.py_kernels[k] = kernel
+    op._dispatch_cache.clear()
+    try:
+        yield
+    finally:
+        for k, old in saved.items():
+            if old is None:
+                op.py_kernels.pop(k, None)
+            else:
+                op.py_kernels[k] = old
+        op._dispatch_cache.clear()
+
+
+def _symbolic_max_pool1d():
+    """aten's max_pool1d computes its pooled length from the input's length as a plain int,
+    so a dynamic export fixes that length to the traced one (a solution then has the pooled
+    length of 8192 on an input of 8191). max_pool1d_with_indices computes the same values
+    with symbolic sizes."""
+    import torch
+
+    def via_indices(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+        return torch.ops.aten.max_pool1d_with_indices.default(
+            x, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+    return _python_kernel(torch.ops.aten.max_pool1d.default, via_indices)
+
+
 class _SymMismatch(Exception):
     """The dynamic export does not line up with the static one."""
 
@@ -558,7 +597,7 @@ def _export_dynamic(model, inputs):
         if isinstance(t, torch.Tensor):
             shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
     with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only(), \
-            _cumulative_batch_norm_traced(model):
+            _symbolic_max_pool1d(), _cumulative_batch_norm_traced(model):
         ep = torch.export.export(_StateAsInputs(model), (state, *inputs), dynamic_shapes=shapes)
     return ep, list(state)
 
@@ -593,7 +632,6 @@ def _recurrent_shapes_only():
     to find those shapes, loop over the time steps and so fix the sequence length to the
     traced one; the graph keeps the layer as one call either way."""
     import torch
-    from torch._C import DispatchKey
 
     def shapes_of(states):
         def results(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
@@ -603,24 +641,11 @@ def _recurrent_shapes_only():
             return (input.new_empty(*input.shape[:-1], width), *[h.new_empty(h.shape) for h in hx])
         return results
 
-    keys = (DispatchKey.CompositeImplicitAutograd, DispatchKey.Autograd)
-    saved = []
-    for name, states in _RECURRENT_STATES.items():
-        op = getattr(torch.ops.aten, name).input
-        saved.append((op, {k: op.py_kernels.get(k) for k in keys}))
-        for k in keys:
-            op.py_kernels[k] = shapes_of(states)
-        op._dispatch_cache.clear()
-    try:
+    with contextlib.ExitStack() as stack:
+        for name, states in _RECURRENT_STATES.items():
+            stack.enter_context(_python_kernel(getattr(torch.ops.aten, name).input,
+                                               shapes_of(states)))
         yield
-    finally:
-        for op, kernels in saved:
-            for k, kernel in kernels.items():
-                if kernel is None:
-                    op.py_kernels.pop(k, None)
-                else:
-                    op.py_kernels[k] = kernel
-            op._dispatch_cache.clear()
 
 
 def _sym_dims(static_val, dynamic_val) -> list[str]:

@@ -58,10 +58,6 @@ TIER2_ALL = sorted(set(PROGRAMS) - set(KNOWN_UNSUPPORTED) - set(TIER2_SKIP))
 
 # Tier-2 programs the verifier rejects today, with why; each must still be rejected.
 KNOWN_REJECTED = {
-    "ops/max_pool1d": "torch.export specializes the pooled length: on length 19 instead of 20 "
-                      "the solution's values are wrong (err 0.67)",
-    "fused/conv1d_gelu_maxpool": "torch.export specializes the pooled length: on length 15 the "
-                                 "solution's output has length 8, the reference's 7",
     "ops/kl_div_loss": "reduction='batchmean' divides by the batch size, which torch.export burns "
                        "in as a number: on batch 3 instead of 4 the result is off",
     "models/rnn_cell_unrolled": "a Python loop over the sequence: torch.export unrolls it for the "

@@ -90,7 +90,7 @@ def shaped_entries(doc: dict):
 
 def test_cases_exist():
     assert [p.stem for p in PROGRAMS] == [
-        "cat_two", "conv_pool_fc", "linear_relu", "permute", "softmax_dim1"]
+        "cat_two", "conv_pool_fc", "linear_relu", "max_pool1d", "permute", "softmax_dim1"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
@@ -145,6 +145,15 @@ def test_conv_pool_flatten_follow_the_spatial_and_channel_sizes():
     assert s["max_pool2d"][:2] == [b, co] and symbols(s["max_pool2d"][2]) == {h, kh}
     assert s["flatten"][0] == b and symbols(s["flatten"][1]) == {co, h, w, kh, kw}
     assert s["linear"] == [b, s["fc.weight"][0]]
+
+
+def test_max_pool1d_follows_the_length():
+    # aten's own max_pool1d kernel would fix the length to the traced 64
+    s = by_name("max_pool1d")
+    b, c, length = s["x"]
+    assert all(NAME.fullmatch(v) for v in (b, c, length))
+    assert s["max_pool1d"][:2] == [b, c] and symbols(s["max_pool1d"][2]) == {length}
+    assert evaluate(s["max_pool1d"][2], {length: 63}) == 30  # (63 + 2 - 6 - 1) // 2 + 1
 
 
 def test_softmax_cat_permute():
