@@ -93,6 +93,10 @@ def plot_roofline(rows, ceilings, path):
         xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         ax.plot(xs, [min(peak, bw * x) for x in xs], color="black",
                 label=f"roof: {bw / 1e12:.2f} TB/s, {peak / 1e12:.1f} TFLOP/s fp32 ({ceilings['device']})")
+        conv = ceilings.get("conv_flops_per_s", peak)
+        if conv > peak:  # cuDNN's TF32: the roof of programs that are mostly convolutions
+            ax.plot(xs, [min(conv, bw * x) for x in xs], color="black", linestyle="--",
+                    label=f"roof of convolutions: {conv / 1e12:.1f} TFLOP/s (TF32)")
     if points:
         ax.scatter([p[0] for p in points], [p[1] for p in points], color="#27ae60", s=18,
                    label=f"correct programs ({len(points)})")

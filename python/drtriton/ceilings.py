@@ -1,8 +1,12 @@
 """The machine's measured ceilings, for the roofline of `drtriton bench`: memory bandwidth (a
-large copy: each byte read once and written once) and fp32 FLOP/s (a large torch.mm with
-TF32 off, the accuracy the verifier asks for). A program's limit is then
-max(flops / FLOP/s, io_bytes / bandwidth): the time no kernel can beat, with every input,
-parameter and output moved exactly once (Graph::io_bytes).
+large copy: each byte read once and written once), fp32 FLOP/s (a large torch.mm with
+TF32 off, the accuracy the verifier asks of matrix products) and TF32 FLOP/s (the same
+product with TF32 on: cuDNN runs PyTorch's fp32 convolutions on TF32 tensor cores by
+default, in eager and in a solution alike, so their FLOPs are bounded by that ceiling while
+cudnn.allow_tf32 is on). A program's limit is then
+max(other_flops / fp32 + conv_flops / conv ceiling, io_bytes / bandwidth): the time no
+kernel can beat, with every input, parameter and output moved exactly once
+(Graph::io_bytes).
 
     python -m drtriton.ceilings --device cuda|cpu --out ceilings.json
 """
@@ -46,15 +50,21 @@ def measure(device_name: str) -> dict:
     a = torch.randn(n, n, device=device)
     b = torch.randn(n, n, device=device)
     tf32 = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
+    repeat = 10 if gpu else 3
     try:
-        seconds = _timed(lambda: torch.mm(a, b), device, 10 if gpu else 3)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        flops = 2 * n ** 3 * repeat / _timed(lambda: torch.mm(a, b), device, repeat)
+        torch.backends.cuda.matmul.allow_tf32 = True
+        tf32_flops = 2 * n ** 3 * repeat / _timed(lambda: torch.mm(a, b), device, repeat)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = tf32
-    flops = 2 * n ** 3 * (10 if gpu else 3) / seconds
+    conv_tf32 = gpu and torch.backends.cudnn.allow_tf32
     name = torch.cuda.get_device_name(device) if gpu else "cpu"
     return {"device": name, "bytes_per_s": bandwidth, "flops_per_s": flops,
-            "how": f"copy of {n_copy * 4 >> 20} MiB; fp32 mm {n}x{n}x{n}, TF32 off"}
+            "tf32_flops_per_s": tf32_flops,
+            "conv_flops_per_s": tf32_flops if conv_tf32 else flops,
+            "how": f"copy of {n_copy * 4 >> 20} MiB; fp32 mm {n}x{n}x{n}, TF32 off and on; "
+                   f"convolutions on TF32: {conv_tf32} (torch.backends.cudnn.allow_tf32)"}
 
 
 def main(argv=None):
@@ -67,7 +77,8 @@ def main(argv=None):
     with open(tmp, "w") as f:
         json.dump(c, f, indent=1)
     os.replace(tmp, a.out)
-    print(f"{c['device']}: {c['bytes_per_s'] / 1e12:.2f} TB/s, {c['flops_per_s'] / 1e12:.2f} TFLOP/s fp32")
+    print(f"{c['device']}: {c['bytes_per_s'] / 1e12:.2f} TB/s, {c['flops_per_s'] / 1e12:.2f} TFLOP/s fp32, "
+          f"{c['conv_flops_per_s'] / 1e12:.2f} TFLOP/s for convolutions")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,9 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& op
                              const JudgeFn& judge);
 // A verdict's median candidate time in ms (infinity where it has none).
 double candidate_ms(const nlohmann::json& verdict);
+// The work a program must do, for the roofline: {"flops", "conv_flops" (the share done by
+// convolutions, which cuDNN runs on TF32 by default), "io_bytes"}.
+nlohmann::json work_of(const Graph& g);
 // The index of the fastest verdict that passed (its candidate's median time), or -1.
 int fastest_accepted(const std::vector<nlohmann::json>& verdicts);
 // The verdict as a table a person reads.

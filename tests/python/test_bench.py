@@ -52,6 +52,7 @@ def test_every_program_gets_a_row(suite):
         assert got[name]["speedup_eager"] > 0 and got[name]["kernels"] >= 1
         # the roofline: the IR's work, and the share of the measured limit it reached
         assert got[name]["flops"] > 0 and got[name]["io_bytes"] > 0
+        assert got[name]["conv_flops"] == 0  # no convolution: all of it at the fp32 ceiling
         assert 0 < got[name]["limit_fraction"] < 1.5
         # KernelBench's own protocol ran on the solution bench kept
         assert got[name]["kernelbench"]["correct"] is True, got[name]["kernelbench"]
@@ -73,6 +74,7 @@ def test_summary_counts_the_rows(suite):
     assert "share of the machine's limit (correct programs): median" in r.stdout
     ceilings = json.loads((work / "out" / "ceilings.json").read_text())
     assert ceilings["bytes_per_s"] > 0 and ceilings["flops_per_s"] > 0
+    assert ceilings["conv_flops_per_s"] == ceilings["flops_per_s"]  # no cuDNN TF32 on a CPU
     for png in ("speedups", "per_program", "roofline"):
         assert (work / "out" / "plots" / f"{png}.png").stat().st_size > 10_000, png
     assert "| 3 | 2 (66.7%) | 2 (66.7%) | 2 (66.7%) | 2 (66.7%) |" in r.stdout
