@@ -493,10 +493,13 @@ std::vector<OpSchema> build_table() {
        .sampled = false});
   // nn.Embedding's padding_idx only zeroes a row at init and its gradient, and max_norm
   // (renormalizing the weight inside forward) is refused by import: neither is an attribute.
+  // Its output has its weight's dtype (the input holds indices), so that dtype is one.
   add({.op = Op::Embedding,
-       .attrs = {size_attr("num_embeddings"), size_attr("embedding_dim")},
+       .attrs = {size_attr("num_embeddings"), size_attr("embedding_dim"),
+                 {.name = "dtype", .type = AttrType::Str, .default_value = std::string("f32"),
+                  .choices = {"f32", "f16", "bf16"}}},
        .infer_shape = embedding, .params = embedding_params, .flops = no_flops,
-       .torch_module = "nn.Embedding({num_embeddings}, {embedding_dim})",
+       .torch_module = "nn.Embedding({num_embeddings}, {embedding_dim}{dtype?})",
        .aten = {"aten::embedding"}, .index_input = 0, .sampled = false});
   add({.op = Op::Unsqueeze, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = unsqueeze,
        .flops = no_flops, .torch_function = "$0.unsqueeze({dim})", .aten = {"aten::unsqueeze"}});

@@ -811,6 +811,12 @@ Graph import_traced(const json& traced) {
           }
         }
         m = {schema.op, ins, module_attrs(schema, modules[path])};
+        if (schema.op == Op::Embedding) {  // nn.Embedding(..., dtype=...) or .half(): its weight's
+          for (const json& p : traced["params"]) {
+            if (p["target"] == path + ".weight")
+              m.attrs["dtype"] = std::string(dtype_name(traced_type(p).dtype));
+          }
+        }
         module = path;
         if (several) {
           if (c.target != "getitem")

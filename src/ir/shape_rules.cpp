@@ -611,6 +611,7 @@ TensorType embedding(const Ins& in, Attrs& attrs) {
   if (in[0].dtype != DType::I64 && in[0].dtype != DType::I32)
     fail("input 0 (the indices) must hold integers, got " + to_string(in[0]));
   TensorType out{DType::F32, in[0].shape};
+  parse_dtype(attr_str(attrs, "dtype"), &out.dtype);  // the weight's
   out.shape.push_back(attr_int(attrs, "embedding_dim"));
   return out;
 }
@@ -696,8 +697,10 @@ TensorType gru(const Ins& in, Attrs& attrs) {
 }
 
 std::vector<ParamSpec> embedding_params(const Attrs& attrs) {
-  return {{"weight",
-           {DType::F32, {attr_int(attrs, "num_embeddings"), attr_int(attrs, "embedding_dim")}}}};
+  TensorType weight{DType::F32,
+                    {attr_int(attrs, "num_embeddings"), attr_int(attrs, "embedding_dim")}};
+  parse_dtype(attr_str(attrs, "dtype"), &weight.dtype);
+  return {{"weight", weight}};
 }
 std::vector<ParamSpec> lstm_params(const Attrs& attrs) {
   return recurrent_params(attrs, 4);
