@@ -57,6 +57,7 @@ std::vector<json> Verifier::verify_batch(const std::vector<VerifyRequest>& reque
   WorkerIdentity identity = pool_.identity();
   std::vector<json> verdicts(requests.size());
   std::vector<std::pair<size_t, std::future<json>>> pending;
+  std::vector<PoolJob> jobs;
   for (const VerifyRequest& r : requests) check_request(r);  // all or nothing
   for (size_t i = 0; i < requests.size(); ++i) {
     const VerifyRequest& r = requests[i];
@@ -79,6 +80,7 @@ std::vector<json> Verifier::verify_batch(const std::vector<VerifyRequest>& reque
     job.task = r.task;
     job.candidate = r.candidate;
     job.options = options;
+    job.affinity = task_hash;
     job.before_send = [this, task_hash, identity, context](json& o) {
       std::optional<json> timing;
       if (cache_) timing = cache_->reference_timing(task_hash, identity.device, context);
@@ -103,8 +105,9 @@ std::vector<json> Verifier::verify_batch(const std::vector<VerifyRequest>& reque
       ++verdicts_served_;
       promise->set_value(std::move(v));
     };
-    pool_.submit(std::move(job));
+    jobs.push_back(std::move(job));
   }
+  pool_.submit_all(std::move(jobs));
   for (auto& [index, future] : pending) verdicts[index] = future.get();
   return verdicts;
 }

@@ -29,6 +29,10 @@ using Clock = std::chrono::steady_clock;
 constexpr double kPollSlice = 0.25;
 // A worker that does not take a request line within this long is considered gone.
 constexpr double kSendTimeout = 10;
+// Affinities a slot remembers: as many tasks as a worker's task cache keeps (MAX_TASKS).
+constexpr size_t kRecentTasks = 4;
+// A job passed over this often is taken next, whatever its affinity: none waits for long.
+constexpr int kMaxPassOver = 8;
 
 double seconds_until(Clock::time_point t) {
   return std::chrono::duration<double>(t - Clock::now()).count();
@@ -172,15 +176,53 @@ void WorkerPool::stop() {
 }
 
 void WorkerPool::submit(PoolJob job) {
+  std::vector<PoolJob> one;
+  one.push_back(std::move(job));
+  submit_all(std::move(one));
+}
+
+void WorkerPool::submit_all(std::vector<PoolJob> jobs) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
-      queue_.push_back(std::move(job));
-      wake_.notify_one();
+      for (PoolJob& job : jobs) queue_.push_back(std::move(job));
+      wake_.notify_all();
       return;
     }
   }
-  job.done(stopping_verdict(""));
+  for (PoolJob& job : jobs) job.done(stopping_verdict(""));
+}
+
+// The first job whose task this slot's worker ran lately (its task cache has that task's
+// work); else the first whose task no worker ran lately (so the tasks of a batch spread over
+// the workers instead of every worker doing every task's work); else the oldest. The oldest
+// is taken anyway once passed over kMaxPassOver times.
+PoolJob WorkerPool::take_job(Slot& slot) {
+  auto knows = [](const Slot& s, const PoolJob& job) {
+    return std::find(s.recent.begin(), s.recent.end(), job.affinity) != s.recent.end();
+  };
+  auto pick = queue_.begin();
+  if (pick->passed_over < kMaxPassOver) {
+    auto mine = std::find_if(queue_.begin(), queue_.end(), [&](const PoolJob& job) {
+      return !job.affinity.empty() && knows(slot, job);
+    });
+    if (mine == queue_.end()) {
+      mine = std::find_if(queue_.begin(), queue_.end(), [&](const PoolJob& job) {
+        return !job.affinity.empty() &&
+               std::none_of(slots_.begin(), slots_.end(), [&](auto& s) { return knows(*s, job); });
+      });
+    }
+    if (mine != queue_.end()) pick = mine;
+  }
+  for (auto it = queue_.begin(); it != pick; ++it) ++it->passed_over;
+  PoolJob job = std::move(*pick);
+  queue_.erase(pick);
+  if (!job.affinity.empty()) {
+    std::erase(slot.recent, job.affinity);
+    slot.recent.push_front(job.affinity);
+    if (slot.recent.size() > kRecentTasks) slot.recent.pop_back();
+  }
+  return job;
 }
 
 WorkerIdentity WorkerPool::identity() const {
@@ -212,8 +254,7 @@ void WorkerPool::run_slot(size_t index) {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
-      job = std::move(queue_.front());
-      queue_.pop_front();
+      job = take_job(slot);
       ++busy_;
     }
     json verdict = run_job(slot, job);
@@ -235,6 +276,10 @@ bool WorkerPool::restart_worker(Slot& slot) {
 
 bool WorkerPool::start_worker(Slot& slot) {
   slot.ready = false;
+  {
+    std::lock_guard lock(mutex_);
+    slot.recent.clear();  // a new worker starts with an empty task cache
+  }
   try {
     slot.worker->start();
   } catch (const std::exception& e) {

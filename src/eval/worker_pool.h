@@ -49,6 +49,10 @@ struct WorkerIdentity {
 struct PoolJob {
   std::string task, candidate;
   nlohmann::json options;  // canonical options (verdict.h)
+  // Jobs with the same affinity (one task's candidates) go preferably to a worker that ran
+  // one lately: a worker keeps the work that depends only on the task (task_cache.py).
+  std::string affinity;
+  int passed_over = 0;  // the pool's: how often a later job was taken before this one
   // Called on the worker's thread just before sending, to fill options.reference with what
   // is known by then (a queued job profits from the reference timing of an earlier one).
   std::function<void(nlohmann::json& options)> before_send;
@@ -72,6 +76,8 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   void submit(PoolJob job);
+  // Queued together, so that free workers choose among the whole batch (by affinity).
+  void submit_all(std::vector<PoolJob> jobs);
   void stop();
   WorkerIdentity identity() const;  // of the first worker that came up
   PoolStats stats() const;
@@ -86,10 +92,12 @@ class WorkerPool {
     std::unique_ptr<WorkerProcess> worker;
     WorkerIdentity identity;
     bool ready = false;
-    std::string start_error;  // why the last start failed
+    std::string start_error;         // why the last start failed
+    std::deque<std::string> recent;  // affinities of its worker's last jobs, newest first
   };
 
   void run_slot(size_t index);
+  PoolJob take_job(Slot& slot);  // with mutex_ held
   bool start_worker(Slot& slot);
   bool restart_worker(Slot& slot);  // start_worker, counted in worker_restarts
   nlohmann::json run_job(Slot& slot, PoolJob& job);

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <map>
+#include <set>
 
 #include "eval/sha256.h"
 #include "eval/verifier.h"
@@ -180,6 +182,60 @@ TEST(WorkerPool, StopAnswersRunningAndQueuedJobs) {
     ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(has_flag(f.get(), "service_stopping"));
   }
+}
+
+// Jobs of `tasks` (affinity = task), queued together; the verdicts in the order given.
+std::vector<json> run_all(WorkerPool& pool, const std::vector<std::string>& tasks,
+                          const std::string& candidate, std::vector<size_t>* finished = nullptr) {
+  std::vector<std::future<json>> futures;
+  std::vector<PoolJob> jobs;
+  auto order = std::make_shared<std::vector<size_t>>();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    auto promise = std::make_shared<std::promise<json>>();
+    futures.push_back(promise->get_future());
+    PoolJob job;
+    job.task = tasks[i];
+    job.affinity = tasks[i];
+    job.candidate = candidate + " #" + std::to_string(i);
+    job.options = json::object();
+    job.done = [promise, order, i](json v) {
+      order->push_back(i);  // jobs end one at a time per slot: with one worker, in run order
+      promise->set_value(std::move(v));
+    };
+    jobs.push_back(std::move(job));
+  }
+  pool.submit_all(std::move(jobs));
+  std::vector<json> verdicts;
+  for (auto& f : futures) {
+    EXPECT_EQ(f.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+    verdicts.push_back(f.get());
+  }
+  if (finished) *finished = *order;
+  return verdicts;
+}
+
+TEST(WorkerPool, OneTasksJobsGoToTheWorkerThatRanIt) {
+  WorkerPool pool(fake_config(2, "affinity"));
+  std::vector<std::string> tasks = {"A", "B", "A", "B", "A", "B", "A", "B"};
+  std::vector<json> verdicts = run_all(pool, tasks, "FAKE:slow FAKE_SLOW=0.2");
+  std::map<std::string, std::set<std::string>> workers;  // task -> worker instances
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    workers[tasks[i]].insert(verdicts[i]["checks"]["instance"].get<std::string>());
+  }
+  EXPECT_EQ(workers["A"].size(), 1u);
+  EXPECT_EQ(workers["B"].size(), 1u);
+  EXPECT_NE(*workers["A"].begin(), *workers["B"].begin());
+}
+
+TEST(WorkerPool, AJobOfAnotherTaskIsPassedOverOnlySoOften) {
+  WorkerPool pool(fake_config(1, "passed-over"));
+  run_all(pool, {"A"}, "FAKE:pass");  // the worker now knows A
+  std::vector<std::string> tasks = {"B"};
+  tasks.resize(12, "A");
+  std::vector<size_t> order;
+  run_all(pool, tasks, "FAKE:pass", &order);
+  ASSERT_EQ(order.size(), tasks.size());
+  EXPECT_EQ(std::find(order.begin(), order.end(), 0u) - order.begin(), 8);  // after 8 A's
 }
 
 TEST(Verifier, BatchKeepsOrderAcrossWorkersAndCaches) {

@@ -9,6 +9,7 @@ lines; this package is what a worker runs to judge one candidate:
     inputs         input sets, size constants, NaN poisoning of free memory
     compare        outputs against the float64 truth
     timing         CUDA events / CPU wall clock, L2 flush, the per-GPU timing lock
+    task_cache     what depends on the task alone, kept for its next candidates
     sandbox        network and file guards, rlimits, the tamper check
     judge          the stages in order, and the verdict
     client         a Python client of the worker protocol (tests, bench/verify_gpu.py)

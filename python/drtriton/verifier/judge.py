@@ -47,7 +47,7 @@ import types
 
 import torch
 
-from . import compare, inputs as inputs_mod, launch_hook, static_checks, timing, torch_ops
+from . import compare, inputs as inputs_mod, launch_hook, static_checks, task_cache, timing, torch_ops
 
 STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
 CPU_COMPILE_DEADLINE_S = 30.0
@@ -84,6 +84,7 @@ class Context:
         self.timer = timing.CudaTimer(device) if device.type == "cuda" else timing.CpuTimer()
         self.cuda_poisoned = False
         self.requests = 0
+        self.task_cache = task_cache.TaskCache()
         # Test harnesses only (read once at start-up, never from a request): run candidates
         # that the static checks would refuse, to show that the layers behind them hold.
         self.skip_static = os.environ.get("DRTRITON_TEST_SKIP_STATIC") == "1"
@@ -215,6 +216,7 @@ class _Judgement:
         self.launch_total = {}
         self.sleep_ms = 0.05       # GPU sleep before each forward; set from host time when timed
         self.reference_library = None
+        self.work = None  # the task cache's entry for this task (task_cache.py), if any
         self.random = random.Random(os.urandom(16))  # the candidate cannot predict its choices
 
     # ---- helpers
@@ -394,7 +396,13 @@ class _Judgement:
                 self.flag("inputs_shrunk")
 
         seed = self.options.get("seed")
-        self.base_seed = int(seed) if seed is not None else int.from_bytes(os.urandom(3), "little")
+        cache = self.ctx.task_cache
+        key = cache.key(self.task_src, self.device, self.options) if cache.enabled else None
+        entry = cache.get(key) if key else None
+        if seed is not None:
+            self.base_seed = int(seed)
+        else:  # a task's candidates share its cache entry's own random seed (task_cache.py)
+            self.base_seed = entry.seed if entry else int.from_bytes(os.urandom(3), "little")
         self.init_seed = self.base_seed
         try:
             torch.manual_seed(self.init_seed)
@@ -415,13 +423,9 @@ class _Judgement:
         self.v["mode"]["judged"] = "eval" if self.eval else "train"
 
         self.state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-        try:
-            self.cand_model = self.build_candidate()
-        except Reject:
-            raise
-        except BaseException as e:
-            raise Reject("load", "ModelNew(*get_init_inputs()) failed: " + describe(e, self.cand_path),
-                         detail=traceback.format_exc(limit=-8))
+        digest = task_cache.state_digest(self.state) if key else None
+        if entry and (entry.shrunk != self.v["checks"]["inputs_shrunk"] or entry.state_digest != digest):
+            entry = None  # this request built another task (its shrink, or a nondeterministic init)
         self.model = self.model.to(self.device).train(not self.eval)
         self.model64 = copy.deepcopy(self.model).double()
         self.state64 = {k: v.detach().clone() for k, v in self.model64.state_dict().items()}
@@ -430,12 +434,61 @@ class _Judgement:
         seeds = [self.base_seed + 1 + i for i in range(len(inputs_mod.DISTRIBUTIONS))]
         self.v["checks"]["seeds"] = seeds
         try:
-            self.sets = [inputs_mod.make_input_set(self.task, s, i) for i, s in enumerate(seeds)]
+            self.sets = entry.sets if entry and entry.sets else [
+                inputs_mod.make_input_set(self.task, s, i) for i, s in enumerate(seeds)]
         except BaseException as e:
             raise Reject("load", "task: get_inputs() failed: " + describe(e), flags=["task_error"])
         # The candidate's input buffers: one storage per input for the whole request.
         self.buffers = _to(_clone(self.sets[1]), self.device)
         self.check_tamper("load")
+        if key:  # the task's work, before ModelNew is built and runs
+            self.work = entry or self.prepare(key, digest)
+        if self.work:
+            self.work.uses += 1
+        self.v["checks"]["task_cache"] = (
+            {"entry": "hit" if entry else "new", "sets": self.work.references is not None}
+            if self.work else {"entry": "off" if not key else "failed", "sets": False})
+        try:
+            self.cand_model = self.build_candidate()
+        except Reject:
+            raise
+        except BaseException as e:
+            raise Reject("load", "ModelNew(*get_init_inputs()) failed: " + describe(e, self.cand_path),
+                         detail=traceback.format_exc(limit=-8))
+        self.check_tamper("load")
+
+    def prepare(self, key, digest):
+        """A new task cache entry (task_cache.py): the reference's work on every input set and
+        varied size, done now, before any candidate forward. Without its per-set work when that
+        would not fit the cache; None where the reference fails on the way (the stages then
+        meet that failure where they would without the cache)."""
+        cache = self.ctx.task_cache
+        entry = task_cache.Entry(key, self.base_seed, self.options.get("seed") is None,
+                                 self.v["checks"]["inputs_shrunk"], digest)
+        room = cache.max_bytes - sum(t.numel() * t.element_size() for t in inputs_mod.tensors_of(self.sets))
+        try:
+            entry.reference_ops = self.reference_ops = self.record_reference_ops()
+            references = []
+            for index, (label, _, _) in enumerate(inputs_mod.DISTRIBUTIONS):
+                if room < 0:
+                    break
+                saved = _clone(self.fill_buffers(self.sets[index]))
+                ref = self.set_reference(self.reference(saved), saved, label,
+                                         index >= inputs_mod.STRUCTURED_FROM).to("cpu")
+                references.append(ref)
+                room -= sum(t.numel() * t.element_size() for t in ref.tensors())
+            if room >= 0:
+                variations = [(direction, varied, values, ref and ref.to("cpu"), why)
+                              for direction, varied, values, ref, why in self.variations()]
+        except Exception:
+            return None
+        if room >= 0:
+            entry.sets, entry.references, entry.variations = self.sets, references, variations
+        if entry.nbytes() > cache.max_bytes:
+            entry.sets = entry.references = entry.variations = None
+        entry.seal()
+        cache.put(entry)
+        return entry
 
     def fill_buffers(self, values):
         """Copy `values` into the input buffers (same storage, new values) when shapes allow."""
@@ -453,16 +506,20 @@ class _Judgement:
             return inputs_mod.map_tensors(values, put)
         return _to(_clone(values), self.device)
 
-    def compile_stage(self):
-        self.ctx.progress("compile")
-        args = self.fill_buffers(self.sets[1])
+    def record_reference_ops(self):
+        """The torch ops of one reference forward on input set 1."""
         recorder = torch_ops.OpRecorder()
         self.model.load_state_dict(self.state)
         with torch.no_grad(), recorder:
-            self.model(*_clone(args))
-        self.reference_ops = recorder.counts
-        self.reference_library = torch_ops.library_counts(recorder.counts)
+            self.model(*_clone(self.fill_buffers(self.sets[1])))
+        return recorder.counts
+
+    def compile_stage(self):
+        self.ctx.progress("compile")
+        self.reference_ops = self.work.reference_ops if self.work else self.record_reference_ops()
+        self.reference_library = torch_ops.library_counts(self.reference_ops)
         self.v["checks"]["reference_library_ops"] = self.reference_library
+        args = self.fill_buffers(self.sets[1])
         f = yield Call(self.cand_model, args)
         if f.error is not None:
             raise Reject("compile", "forward failed: " + describe(f.error, self.cand_path),
@@ -522,9 +579,20 @@ class _Judgement:
         f = yield Call(fresh, self.fill_buffers(self.sets[1]))
         return f.counts if f.error is None else {}
 
+    def set_reference(self, ran, inputs, label, structured):
+        """What the checks of one set need from the reference, where `ran` is
+        self.reference(inputs) just now (its buffers are read before the models run again)."""
+        eager, truth, eager_args = ran
+        writes = not compare.outputs_equal(inputs_mod.tensors_of(eager_args), inputs_mod.tensors_of(inputs))
+        ref = task_cache.SetReference(eager, truth, _clone(dict(self.model.named_buffers())),
+                                      _clone(dict(self.model64.named_buffers())), writes)
+        if structured:
+            ref.skipped = self.uninformative(eager, truth, inputs, label)
+        return ref
+
     def run_set(self, index, label, values, reference=None):
         """One checked forward on one input set (a generator step of `correct`); `reference`:
-        self.reference of these values where it already ran."""
+        the SetReference of these values where it is known already."""
         self.cand_model.load_state_dict(self.state)
         args = self.fill_buffers(values)
         saved = _clone(args)
@@ -539,20 +607,21 @@ class _Judgement:
             out_leaves = compare.leaves(out)
         except compare.Mismatch as e:
             raise Reject("correct", f"{where}: {e}")
-        eager, truth, eager_args = reference or self.reference(saved)
-        if index in (1, 2) and reference is None:
+        if reference is None and self.work and self.work.references:
+            reference = self.work.references[index].to(self.device)
+        ref = reference or self.set_reference(self.reference(saved), saved, label,
+                                              index >= inputs_mod.STRUCTURED_FROM)
+        eager, truth = ref.eager, ref.truth
+        if index in (1, 2):
             self.eager_outputs[index] = eager
-        self.compare_buffers(where)
-        if index >= inputs_mod.STRUCTURED_FROM:
-            why = self.uninformative(eager, truth, saved, label)
-            if why:
-                self.v["err"].append({"set": index, "dist": label, "skipped": why})
-                return
+        self.compare_buffers(where, ref)
+        if ref.skipped:
+            self.v["err"].append({"set": index, "dist": label, "skipped": ref.skipped})
+            return
         arg_tensors = inputs_mod.tensors_of(args)
         saved_tensors = inputs_mod.tensors_of(saved)
         # Writing into an input is the candidate's only if the reference does not do it too.
-        if (not compare.outputs_equal(arg_tensors, saved_tensors)
-                and compare.outputs_equal(inputs_mod.tensors_of(eager_args), saved_tensors)):
+        if not compare.outputs_equal(arg_tensors, saved_tensors) and not ref.writes_input:
             raise Reject("correct", f"ModelNew.forward modified its input {where}")
         if compare.overlaps(compare.storages(out_leaves), compare.storages(arg_tensors)):
             raise Reject("correct", f"the output aliases an input's memory {where}")
@@ -630,14 +699,13 @@ class _Judgement:
                 raise Reject(stage, f"{what}: err {err_c:.3g} > bound {bound:.3g}"
                              + (f" (output {i})" if len(rows) > 1 else ""))
 
-    def compare_buffers(self, where):
-        """The module's buffers after the same forward from the same state: a drop-in
-        replacement updates them as the reference does (BatchNorm's running statistics in
-        training mode) and leaves them alone where it does not (eval mode). Floating buffers
-        are judged like outputs, against the float64 reference's; others (a batch count)
-        must be equal."""
-        ref = dict(self.model.named_buffers())
-        truth = dict(self.model64.named_buffers())
+    def compare_buffers(self, where, reference):
+        """The module's buffers after the same forward from the same state (`reference`, a
+        SetReference): a drop-in replacement updates them as the reference does (BatchNorm's
+        running statistics in training mode) and leaves them alone where it does not (eval
+        mode). Floating buffers are judged like outputs, against the float64 reference's;
+        others (a batch count) must be equal."""
+        ref, truth = reference.buffers, reference.buffers64
         for name, buf in self.cand_model.named_buffers():
             if name not in ref or ref[name].shape != buf.shape:
                 continue  # not the reference's (the state_dict check covers persistent ones)
@@ -666,27 +734,42 @@ class _Judgement:
             # mean of normalized values is 0), so a speedup on it says nothing of the kernels.
             self.flag("task_output_constant")
         variations = self.v["checks"]["shape_variation"] = {}
+        for direction, varied, values, reference, failed in self.variations():
+            if reference is None:
+                self.v["checks"].setdefault("shape_variation_skipped", {})[direction] = failed
+                continue
+            variations[direction] = varied
+            label = f"sizes varied: {_varied_text(varied)}"
+            yield from self.run_set(len(self.v["err"]), label, values, reference)
+        self.v["checks"]["launches"] = self.launch_total
+        self.check_tamper("correct")
+
+    def variations(self):
+        """(direction, {name: [old, new]}, input set, SetReference or None, why not) for each
+        direction whose sizes vary, down then up: the task cache's, or computed now (a
+        generator, so the task's constants stay varied while its caller runs the set)."""
+        if self.work and self.work.variations is not None:
+            for direction, varied, values, ref, failed in self.work.variations:
+                yield direction, varied, values, ref and ref.to(self.device), failed
+            return
         for direction, up, seed in (("down", False, 99), ("up", True, 98)):
             with inputs_mod.varied_constants(self.task, [self.Model, self.ModelNew], up=up,
                                              growth_limit=inputs_mod.GROWTH_LIMIT[self.device.type]) as varied:
                 if not varied:
                     continue
-                text = ", ".join(f"{k} {a}->{b}" for k, (a, b) in varied.items())
+                text = _varied_text(varied)
                 values = inputs_mod.make_input_set(self.task, self.base_seed + seed, 1)
                 # The meta device skips some of PyTorch's checks (a transposed convolution's
                 # channel count): the reference itself runs first, and where it fails the
                 # variation says nothing about the candidate.
+                inputs = _to(_clone(values), self.device)
                 try:
-                    reference = self.reference(_to(_clone(values), self.device))
+                    ran = self.reference(inputs)
                 except Exception as e:
-                    skipped = self.v["checks"].setdefault("shape_variation_skipped", {})
-                    skipped[direction] = f"{text}: the reference fails ({type(e).__name__})"
+                    yield direction, varied, values, None, f"{text}: the reference fails ({type(e).__name__})"
                     continue
-                variations[direction] = varied
-                yield from self.run_set(len(self.v["err"]), f"sizes varied: {text}", values,
-                                        reference)
-        self.v["checks"]["launches"] = self.launch_total
-        self.check_tamper("correct")
+                reference = self.set_reference(ran, inputs, f"sizes varied: {text}", True)
+                yield direction, varied, values, reference, None
 
     def timed(self):
         self.ctx.progress("timed")
@@ -724,6 +807,8 @@ class _Judgement:
                         "inputs_shrunk": self.v["checks"]["inputs_shrunk"],
                         "compile_first_call_ms": getattr(self, "compile_ms", None),
                     }
+                    if self.work:
+                        self.work.timing = reference
                 times, run, start = [], 0, time.perf_counter()
                 warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
                 host_ms = 0.0
@@ -783,18 +868,28 @@ class _Judgement:
             self.flag("cpu_timing")
 
     def usable_reference(self, t_inputs):
+        """The reference timing to reuse: the request's (from the service's cache), else the
+        task cache's, measured the same way by this worker for an earlier candidate; None
+        when it is to be measured now."""
         ref = self.options.get("reference")
-        if not ref:
-            return None
-        ok = (isinstance(ref, dict) and isinstance(ref.get("eager"), dict)
-              and isinstance(ref["eager"].get("median"), (int, float))
-              and ref.get("device") == self.ctx.device_name and ref.get("versions") == self.ctx.versions
-              and ref.get("inputs") == inputs_mod.signature(self.sets[0])
-              and ref.get("mode") == self.v["mode"]["judged"]
-              and not (self.options.get("compile", True) and ref.get("compile") is None
-                       and "not timed" in (ref.get("compile_note") or "")))
-        self.flag("reference_timing_reused" if ok else "reference_timing_mismatch")
-        return ref if ok else None
+        if ref:
+            ok = self.timing_fits(ref)
+            self.flag("reference_timing_reused" if ok else "reference_timing_mismatch")
+            if ok:
+                return ref
+        if self.work and self.work.timing and self.timing_fits(self.work.timing):
+            self.flag("reference_timing_reused")
+            return self.work.timing
+        return None
+
+    def timing_fits(self, ref):
+        return (isinstance(ref, dict) and isinstance(ref.get("eager"), dict)
+                and isinstance(ref["eager"].get("median"), (int, float))
+                and ref.get("device") == self.ctx.device_name and ref.get("versions") == self.ctx.versions
+                and ref.get("inputs") == inputs_mod.signature(self.sets[0])
+                and ref.get("mode") == self.v["mode"]["judged"]
+                and not (self.options.get("compile", True) and ref.get("compile") is None
+                         and "not timed" in (ref.get("compile_note") or "")))
 
     def compile_reference(self, t_inputs):
         """torch.compile (default mode) of a copy of the reference; compile time excluded."""
@@ -833,6 +928,10 @@ class _Judgement:
             InterpretedFunction.rewritten_fn.clear()
         except (ImportError, AttributeError):
             pass
+
+
+def _varied_text(varied):
+    return ", ".join(f"{k} {a}->{b}" for k, (a, b) in varied.items())
 
 
 def _with_deadline(seconds, fn):
@@ -921,6 +1020,12 @@ def judge(ctx, task_src, cand_src, options, workdir):
         if changed and verdict["passed"]:
             verdict["passed"] = False
             verdict["reason"] = f"candidate changed {', '.join(changed)} at run time"
+        if j.work is not None and not j.work.intact():  # never reused after such a request
+            ctx.task_cache.drop(j.work)
+            j.flag("task_cache_changed")
+            if verdict["passed"]:
+                verdict["passed"] = False
+                verdict["reason"] = "the task cache's values changed while the candidate ran"
         j.cleanup()
     if ctx.device.type == "cuda" and not verdict["passed"] and not _cuda_healthy():
         ctx.cuda_poisoned = True
