@@ -9,7 +9,9 @@
               torch op; removing any one launched kernel (launch skipped, on a fresh
               ModelNew) changes the output or the module's buffers
     correct   the input sets of inputs.DISTRIBUTIONS, then sizes varied down and up; the
-              output, and the buffers after the forward, against the reference's
+              output, and the buffers after the forward, against the reference's; for a
+              task whose training mode is random (dropout: the stages run in eval mode),
+              that mode by the distribution of its results (random_compare)
     timed     eager, torch.compile, candidate; fresh input values before every timed run,
               and the outputs of randomly chosen timed runs checked like the others
 
@@ -457,10 +459,15 @@ class _Judgement:
         self.v["mode"]["judged"] = "eval" if self.eval else "train"
 
     def reference_is_random(self, training):
-        """Whether two forwards of the reference in this mode, from one state on input set 1
-        under two seeds, differ in an output or a buffer by more than CONSTANT_TOLERANCE
+        """Whether the reference's forward in this mode is random: in training mode, a Dropout
+        module with p > 0 (certain, however few elements it drops: two runs of a small
+        output can agree); in either mode, two forwards from one state on input set 1 under
+        two seeds that differ in an output or a buffer by more than CONSTANT_TOLERANCE
         (rounding of atomics on a GPU is not randomness). A reference that fails here is
         left to the stages that run it."""
+        if training and any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0
+                            for m in self.model.modules()):
+            return True
         self.model.train(training)
         runs = []
         try:
