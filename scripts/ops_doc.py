@@ -52,8 +52,9 @@ it with every field.
 
 Semantics are PyTorch's, with PyTorch's broadcasting and dtype promotion, in the module's
 default training mode unless a program calls `.eval()`: BatchNorm normalizes with batch
-statistics and updates its running statistics. Dropout is only checkable with p = 0 or in
-eval mode, so the generator never draws it with p > 0.
+statistics and updates its running statistics, and Dropout zeroes at random (the verifier
+judges that mode by statistics, and the identity after `.eval()` exactly); the generator
+never draws it with p > 0, so that every synthetic program is checked exactly.
 
 How to read the tables:
 - **arity**: tensor operands; `n` means any number (`cat`, and the recurrent layers, which
@@ -71,7 +72,7 @@ How to read the tables:
   finite (`log` only sees positive values).
 - **synth**: whether `drtriton synth` can draw the operator. Those marked "not yet" are
   imported and compiled, but the generator does not use them. Four that compute nothing
-  (`clone`, `contiguous`, `dropout`, `identity`) are left out of the default vocabulary
+  (`clone`, `contiguous`, `dropout` with p = 0, `identity`) are left out of the default vocabulary
   and drawn only when `--ops` names them.
 
 Calls with no operator of their own are composed of these by the importer

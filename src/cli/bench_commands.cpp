@@ -94,13 +94,17 @@ double number_or_zero(const json& v, const char* key) {
 }
 
 // One program's row from its verdict (or the stage that stopped it before the verifier).
-// Why a program's speedup would say nothing of its kernels (null when it would): the
-// verifier saw the same output for different inputs, or the program is random as written.
+// Why a program's verdict would say nothing of its kernels (null when it would): the
+// verifier saw the same output for different inputs, or the program is random where the
+// verifier could not judge it (in eval mode too; or only eval mode was judged). A dropout
+// that follows the module's mode is judged in both modes, so its program is no such case.
 json degenerate_reason(const json& verdict) {
   json flags = verdict.value("flags", json::array());
   auto has = [&](const char* f) { return std::find(flags.begin(), flags.end(), f) != flags.end(); };
   if (has("task_output_constant")) return "the output does not depend on the inputs";
-  if (has("eval_mode_forced_by_dropout")) return "random as written (active dropout)";
+  if (has("random_in_eval_mode")) return "random as written, in eval mode too";
+  if (has("eval_mode_forced_by_dropout"))
+    return "random as written (active dropout), judged in eval mode only";
   return json();
 }
 

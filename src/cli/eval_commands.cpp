@@ -300,7 +300,7 @@ void print_verdict(const json& v) {
   std::string failed = text("failed_stage");
   print_row("stage", stage + " passed" + (failed.empty() ? "" : ", failed during " + failed));
   if (!passed && v.contains("reason")) print_row("reason", compact(v["reason"]));
-  for (const char* key : {"device", "mode"}) {
+  for (const char* key : {"device", "mode", "random"}) {
     if (v.contains(key) && !is_empty(v[key])) print_row(key, compact(v[key]));
   }
   if (v.contains("checks") && v["checks"].is_object()) {

@@ -172,6 +172,14 @@ class Kernel {
     return product(f);
   }
 
+  // The seed of the forward's dropout number `slot`, read in training mode only: the kernel
+  // then takes the forward's seeds and a TRAINING flag (finish_kernel).
+  std::string dropout_seed(int slot) {
+    training_ = true;
+    return "tl.load(" + pointer("dropout_seeds") + " + " + std::to_string(slot) + ")";
+  }
+  bool training() const { return training_; }
+
   // The graph nodes (by index) this kernel computes, for the solution's header.
   void touch(int node) {
     if (node >= 0) nodes_.insert(node);
@@ -192,7 +200,13 @@ class Kernel {
   std::set<int> nodes_;
   int indent_ = 1;
   int next_tmp_ = 0;
+  bool training_ = false;
 };
+
+// A dropout that drops: p > 0 (p = 0 is the identity in both modes).
+bool drops(const Node& n) {
+  return n.op == Op::Dropout && attr_float(n.attrs, "p") > 0;
+}
 
 // Row-major decomposition of `linear` over `shape`: the index of each dim.
 std::vector<std::string> decompose(Kernel& k, const std::string& linear,
@@ -272,6 +286,7 @@ class Lowering {
   std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
+  std::string emit_dropout(Kernel& k, const Node& n, const Index& idx);
   bool is_global_pool(const Node& n) const;
   void lower_global_pool(const Node& n);
   int cost(ValueId v);
@@ -358,6 +373,7 @@ class Lowering {
   std::set<std::string> helpers_;
   std::map<std::string, std::string> param_vars_;       // state key -> forward variable
   std::map<std::string, std::string> recurrent_calls_;  // module and inputs -> results tuple
+  std::map<int, int> dropout_slots_;  // a dropout node's index -> its seed's in dropout_seeds
   int next_buffer_ = 0, library_calls_ = 0;
   int current_node_ = -1;  // the node being lowered (index), -1 after the last
   // What each kernel and library call computes: (its name, the nodes), in launch order.
@@ -544,9 +560,11 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     std::vector<std::string> ishape = in >= 0 ? shape_of(in) : std::vector<std::string>{};
     std::vector<std::string> oshape = shape_of(out);
     switch (n.op) {
+      case Op::Dropout:
+        if (drops(n)) return emit_dropout(k, n, idx);
+        [[fallthrough]];
       case Op::Clone:
       case Op::Contiguous:
-      case Op::Dropout:
       case Op::Identity: return emit(k, in, idx);
       case Op::Cast: {
         std::string x = emit(k, in, idx);
@@ -656,6 +674,27 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
   throw IrError("codegen: no lowering for " + s.name);
 }
 
+// Dropout in training mode, as nn.Dropout: each element zeroed with probability p, the others
+// scaled by 1/(1-p). The uniform number is Philox's (tl.rand) at the element's offset in the
+// dropout's output, keyed by the node's seed, which the forward draws from PyTorch's
+// generator on every call: every kernel that recomputes the value draws the same mask, and
+// torch.manual_seed makes a run reproducible. In eval mode TRAINING is False and the value
+// is the input (a branch on a constexpr: nothing of it is compiled).
+std::string Lowering::emit_dropout(Kernel& k, const Node& n, const Index& idx) {
+  std::string x = emit(k, n.inputs[0], idx);
+  std::vector<std::string> shape = shape_of(n.output);
+  std::string offset =
+      !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
+  // tl.rand takes a block of offsets: a literal one (a single element) is made one.
+  if (is_integer(offset)) offset = "(" + idx.mask + ").to(tl.int32) * 0 + " + offset;
+  int node = static_cast<int>(&n - g_.nodes().data());
+  int slot = dropout_slots_.emplace(node, static_cast<int>(dropout_slots_.size())).first->second;
+  double p = attr_float(n.attrs, "p");
+  return k.assign("tl.where(tl.rand(" + k.dropout_seed(slot) + ", " + offset +
+                  ") >= " + float_literal(p) + ", " + x + " * " + float_literal(1.0 / (1.0 - p)) +
+                  ", 0.0) if TRAINING else " + x);
+}
+
 // A pooling window, unrolled: each position reads the input expression, masked where the
 // window leaves the input (padding, ceil mode, adaptive bounds).
 std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
@@ -759,7 +798,7 @@ int Lowering::cost(ValueId v) {
   auto it = cost_.find(v);
   if (it != cost_.end()) return it->second;
   const Node& n = g_.nodes()[g_.value(v).node];
-  int c = n.schema().category == Category::Layout ? 0 : 1;
+  int c = n.schema().category == Category::Layout && !drops(n) ? 0 : 1;
   int window = 1;
   if (n.schema().category == Category::Pooling) window = 8;
   for (ValueId in : n.inputs) c += window * cost(in);
@@ -808,6 +847,10 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
   for (size_t i = 0; i < constexprs.size(); ++i) {
     params.push_back(constexprs[i] + ": tl.constexpr");
     args.push_back(constexprs[i] + "=" + constexpr_args[i]);
+  }
+  if (k.training()) {  // a dropout inside: it drops in training mode only
+    params.push_back("TRAINING: tl.constexpr");
+    args.push_back("TRAINING=self.training");
   }
   if (options_.knobs.num_warps > 0)
     args.push_back("num_warps=" + std::to_string(options_.knobs.num_warps));
@@ -861,9 +904,11 @@ std::string Lowering::as_tensor(ValueId v) {
                std::to_string(attr_int(n.attrs, "dim0")) + ", " +
                std::to_string(attr_int(n.attrs, "dim1")) + ")";
       break;
+    case Op::Dropout:
+      if (drops(n)) break;  // random in training mode: a kernel writes it
+      [[fallthrough]];
     case Op::Clone:
     case Op::Contiguous:
-    case Op::Dropout:
     case Op::Identity: return as_tensor(n.inputs[0]);
     default: break;
   }
@@ -1689,6 +1734,11 @@ GeneratedSolution Lowering::run() {
     returns.push_back(var);
   }
   forward_.push_back("return " + (returns.size() == 1 ? returns[0] : tuple(returns)));
+  if (!dropout_slots_.empty()) {  // fresh seeds on every call, from PyTorch's generator
+    prologue_.insert(prologue_.begin(), "dropout_seeds = torch.randint(2**31 - 1, (" +
+                                            std::to_string(dropout_slots_.size()) +
+                                            ",), device=device) if self.training else None");
+  }
 
   std::ostringstream body;
   for (const auto& [name, text] : pointwise_helpers()) {

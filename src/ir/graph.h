@@ -7,8 +7,9 @@
 //   or the single output of a node. SSA: each value is defined once.
 // - Operators are PyTorch's, with PyTorch's semantics, broadcasting and dtype promotion,
 //   in the module's default training mode: BatchNorm normalizes with batch statistics and
-//   updates its running stats (generated code also follows .eval(), from the same graph);
-//   Dropout appears only with p = 0 (checkable programs).
+//   updates its running stats, and Dropout zeroes each element with probability p and
+//   scales the others by 1/(1-p) (generated code also follows .eval(), from the same graph,
+//   where Dropout is the identity; synthetic programs hold it only with p = 0).
 // - Module ops (Linear, Conv, norms) own their parameters, named "<module>.weight" etc.,
 //   exactly as nn.Module's state_dict names them. Two nodes naming one module share its
 //   parameters, so they must be the same operator with the same attributes.

@@ -513,11 +513,13 @@ std::vector<OpSchema> build_table() {
        .torch_function = "$0.clone()", .aten = {"aten::clone"}});
   add({.op = Op::Contiguous, .infer_shape = same_shape, .flops = no_flops,
        .torch_function = "$0.contiguous()", .aten = {"aten::contiguous"}});
-  // Dropout with p > 0 is random in training mode; such a program is judged in eval mode
-  // and the sampler emits only p = 0.
+  // Dropout follows the module's mode, as nn.Dropout does (the function form passes
+  // training=self.training): with p > 0 it is random in training mode, where the verifier
+  // judges it by statistics, and the sampler emits only p = 0 (synth/program.cpp).
   add({.op = Op::Dropout, .attrs = {float_attr("p", 0.5, 0, 0.999999)},
        .infer_shape = same_shape, .flops = no_flops, .torch_module = "nn.Dropout(p={p})",
-       .torch_function = "F.dropout($0, p={p})", .aten = {"aten::dropout"}});
+       .torch_function = "F.dropout($0, p={p}, training=self.training)",
+       .aten = {"aten::dropout"}});
   add({.op = Op::Identity, .infer_shape = same_shape, .flops = no_flops,
        .torch_module = "nn.Identity()"});
   // Import makes it of aten::to, _to_copy and type_as when the dtype changes (a clone when

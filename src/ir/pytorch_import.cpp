@@ -458,7 +458,9 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
   } else if (map_factory(c, types)) {
     schema = &op_named("full");
   } else if (t == "aten::dropout") {
-    take("train");
+    // The program is traced in training mode: train=False is a call that never drops
+    // (F.dropout(x, p, training=False)), the identity in either mode.
+    if (take("train") == false) c.consts["p"] = 0.0;
   } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
     const Shape& in = type_at(types, c.refs.at(0)).shape;
     const int rank = static_cast<int>(in.size());

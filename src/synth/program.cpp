@@ -61,7 +61,7 @@ double sample_float_attr(std::mt19937_64& rng, Op op, const std::string& name) {
   if (name == "exponent") return uniform_float(rng, 0.5, 3.0);
   if (name == "eps") return pick(rng, std::vector<double>{1e-5, 1e-6, 1e-3});
   if (name == "momentum") return 0.1;
-  if (name == "p") return 0.0;  // Dropout: only p = 0 is checkable
+  if (name == "p") return 0.0;  // Dropout: p > 0 is judged by statistics only, not exactly
   if (name == "ord") return 2.0;
   if (op == Op::Clamp)
     return name == "min" ? uniform_float(rng, -1.0, -0.1) : uniform_float(rng, 0.1, 1.0);

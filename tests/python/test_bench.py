@@ -22,14 +22,20 @@ def bench(*args, cwd):
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
     """Two programs the compiler takes, one it does not (torch.sort), one whose output does
-    not depend on its inputs (degenerate), and a file that is not a program; then one bench
-    run over them."""
+    not depend on its inputs (degenerate), a dropout (its training mode judged by
+    statistics: not degenerate), the same dropout as a call that drops in eval mode too
+    (random as written: degenerate), and a file that is not a program; then one bench run
+    over them."""
     work = tmp_path_factory.mktemp("bench")
     programs = work / "programs"
     (programs / "more").mkdir(parents=True)
     shutil.copy(os.path.join(TASKS, "relu_scale.py"), programs / "relu_scale.py")
     shutil.copy(os.path.join(TASKS, "row_softmax.py"), programs / "more" / "row_softmax.py")
     shutil.copy(os.path.join(TASKS, "normalized_mean.py"), programs / "normalized_mean.py")
+    dropout = open(os.path.join(TASKS, "dropout_relu.py")).read()
+    (programs / "dropout_relu.py").write_text(dropout)
+    (programs / "dropout_always.py").write_text(dropout.replace(
+        "torch.relu(self.dropout(x))", "torch.relu(torch.nn.functional.dropout(x, p=self.dropout.p))"))
     shutil.copy(os.path.join(ROOT, "tests", "cli", "data", "unsupported.py"),
                 programs / "unsupported.py")
     (programs / "helpers.py").write_text("def helper():\n    return 1\n")
@@ -46,7 +52,8 @@ def test_every_program_gets_a_row(suite):
     work, r = suite
     assert r.returncode == 0, r.stderr
     got = rows(work)
-    assert sorted(got) == ["more/row_softmax", "normalized_mean", "relu_scale", "unsupported"]  # not helpers.py
+    assert sorted(got) == ["dropout_always", "dropout_relu", "more/row_softmax", "normalized_mean",
+                           "relu_scale", "unsupported"]  # not helpers.py
     for name in ("relu_scale", "more/row_softmax"):
         assert got[name]["passed"] is True and got[name]["kernelbench_native"] is True, got[name]
         assert got[name]["speedup_eager"] > 0 and got[name]["kernels"] >= 1
@@ -63,29 +70,35 @@ def test_every_program_gets_a_row(suite):
     assert got["unsupported"]["failed_stage"] in ("trace", "compile")
     assert got["normalized_mean"]["passed"] is True
     assert got["normalized_mean"]["degenerate"] == "the output does not depend on the inputs"
-    assert all(got[name]["degenerate"] is None for name in ("relu_scale", "more/row_softmax"))
+    assert all(got[name]["degenerate"] is None for name in ("relu_scale", "more/row_softmax", "dropout_relu"))
+    assert got["dropout_relu"]["passed"] is True and got["dropout_relu"]["speedup_eager"] > 0
+    # KernelBench's harness compares one training-mode run of each: no two dropouts agree.
+    assert got["dropout_relu"]["kernelbench"]["correct"] is False
+    assert got["dropout_always"]["passed"] is False
+    assert got["dropout_always"]["degenerate"] == "random as written, in eval mode too"
 
 
 def test_summary_counts_the_rows(suite):
     """The degenerate program is listed apart, never in the tables' counts or speedups."""
     work, r = suite
-    assert "4 of 4 programs done, on cpu; 1 degenerate, apart from the tables" in r.stdout
+    assert "6 of 6 programs done, on cpu; 2 degenerate, apart from the tables" in r.stdout
     assert "  normalized_mean: the output does not depend on the inputs (correct)" in r.stdout
+    assert "  dropout_always: random as written, in eval mode too (not correct)" in r.stdout
     assert "share of the machine's limit (correct programs): median" in r.stdout
     ceilings = json.loads((work / "out" / "ceilings.json").read_text())
     assert ceilings["bytes_per_s"] > 0 and ceilings["flops_per_s"] > 0
     assert ceilings["conv_flops_per_s"] == ceilings["flops_per_s"]  # no cuDNN TF32 on a CPU
     for png in ("speedups", "per_program", "roofline"):
         assert (work / "out" / "plots" / f"{png}.png").stat().st_size > 10_000, png
-    assert "| 3 | 2 (66.7%) | 2 (66.7%) | 2 (66.7%) | 2 (66.7%) |" in r.stdout
-    assert "| eager | 2 | 66.7%" in r.stdout and "| torch.compile | 0 |" in r.stdout
+    assert "| 4 | 3 (75.0%) | 3 (75.0%) | 3 (75.0%) | 2 (50.0%) |" in r.stdout
+    assert "| eager | 3 | 75.0%" in r.stdout and "| torch.compile | 0 |" in r.stdout
     assert (work / "out" / "summary.md").read_text() == r.stdout
 
 
 def test_resume_does_only_what_is_missing(suite):
     work, first = suite
     again = bench("programs", "--out", "out", cwd=work)
-    assert again.returncode == 0 and "4 done before, 0 to do" in again.stderr
+    assert again.returncode == 0 and "6 done before, 0 to do" in again.stderr
     assert again.stdout == first.stdout
     # Interrupted after two rows: the third program alone is done again (the one that
     # stops before the verifier, so that the test stays quick).
@@ -93,7 +106,7 @@ def test_resume_does_only_what_is_missing(suite):
     keep = [line for line in lines if json.loads(line)["id"] != "unsupported"]
     (work / "out" / "results.jsonl").write_text("\n".join(keep) + "\n")
     resumed = bench("programs", "--out", "out", cwd=work)
-    assert resumed.returncode == 0 and "3 done before, 1 to do" in resumed.stderr
+    assert resumed.returncode == 0 and "5 done before, 1 to do" in resumed.stderr
     assert resumed.stdout.splitlines()[2:5] == first.stdout.splitlines()[2:5]  # same counts
     assert rows(work)["unsupported"]["failed_stage"] in ("trace", "compile")
 
@@ -104,7 +117,7 @@ def test_bad_input_is_named(suite, tmp_path):
     with open(tmp_path / "out" / "results.jsonl", "a") as f:
         f.write("{not json\n")
     r = bench(str(work / "programs"), "--out", "out", cwd=tmp_path)
-    assert r.returncode == 1 and "results.jsonl:5: not a bench row" in r.stderr
+    assert r.returncode == 1 and "results.jsonl:7: not a bench row" in r.stderr
     r = bench("no_such_folder", cwd=tmp_path)
     assert r.returncode == 1 and "no_such_folder: no such folder" in r.stderr
     (tmp_path / "empty").mkdir()

@@ -9,7 +9,9 @@
               torch op; removing any one launched kernel (launch skipped, on a fresh
               ModelNew) changes the output or the module's buffers
     correct   the input sets of inputs.DISTRIBUTIONS, then sizes varied down and up; the
-              output, and the buffers after the forward, against the reference's
+              output, and the buffers after the forward, against the reference's; for a
+              task whose training mode is random (dropout: the stages run in eval mode),
+              that mode by the distribution of its results (random_compare)
     timed     eager, torch.compile, candidate; fresh input values before every timed run,
               and the outputs of randomly chosen timed runs checked like the others
 
@@ -47,7 +49,7 @@ import types
 
 import torch
 
-from . import compare, inputs as inputs_mod, launch_hook, static_checks, task_cache, timing, torch_ops
+from . import compare, inputs as inputs_mod, launch_hook, random_compare, static_checks, task_cache, timing, torch_ops
 
 STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
 CPU_COMPILE_DEADLINE_S = 30.0
@@ -55,6 +57,9 @@ CANDIDATE_FILE = "candidate.py"  # in the request's folder; the audit hook knows
 SAMPLED_RUNS = 3  # timed runs whose outputs are checked, besides the last one
 CONDITION_LIMIT = 1e-5  # structured sets where the task is worse conditioned are not judged
 CONSTANT_TOLERANCE = 1e-4  # KernelBench's: outputs this close on two input sets are one constant
+# Seeds of the reference's random-forward probe (load) and of the training-mode runs of a
+# random task (correct), offsets from the request's seed.
+PROBE_SEED, RANDOM_RUNS_SEED = 1000, 2000
 
 
 class Reject(Exception):
@@ -106,6 +111,7 @@ def new_verdict(ctx, options):
         "device": ctx.device_name, "versions": ctx.versions, "reference_timing": None,
         "mode": {"strict": bool(options.get("strict")), "eval_mode": bool(options.get("eval_mode")),
                  "judged": "train"},
+        "random": None,
         "detail": None,
         "seconds": {},
     }
@@ -294,12 +300,14 @@ class _Judgement:
         f.state_changes = _state_changes(before, _module_state(call.model))
         return f
 
-    def check_forward(self, f, stage, where):
-        """What every forward must satisfy, whatever the stage asked it for."""
+    def check_forward(self, f, stage, where, launched=None):
+        """What every forward must satisfy, whatever the stage asked it for. `launched`: the
+        kernels it must launch (default: those of the first forward)."""
         if f.state_changes:
             raise Reject(stage, f"ModelNew.forward assigned module state ({', '.join(f.state_changes[:3])}) "
                                 f"{where}: state kept across calls is refused")
-        missing = [name for name in self.launched if f.counts.get(self.keys[name], 0) == 0]
+        missing = [name for name in (self.launched if launched is None else launched)
+                   if f.counts.get(self.keys[name], 0) == 0]
         if missing:
             raise Reject(stage, f"kernel {missing[0]} was not launched in the forward {where} "
                                 f"(every kernel must run in every forward)")
@@ -412,25 +420,11 @@ class _Judgement:
         except BaseException as e:
             raise Reject("load", "task: " + describe(e), flags=["task_error"])
 
-        self.eval = bool(self.options.get("eval_mode"))
-        dropout = self.task_info.uses_dropout_function or any(
-            isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 for m in self.model.modules())
-        if dropout and not self.eval:
-            self.eval = True
-            self.flag("eval_mode_forced_by_dropout")
-        if self.eval:
-            self.flag("judged_in_eval_mode")
-        self.v["mode"]["judged"] = "eval" if self.eval else "train"
-
         self.state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
         digest = task_cache.state_digest(self.state) if key else None
         if entry and (entry.shrunk != self.v["checks"]["inputs_shrunk"] or entry.state_digest != digest):
             entry = None  # this request built another task (its shrink, or a nondeterministic init)
-        self.model = self.model.to(self.device).train(not self.eval)
-        self.model64 = copy.deepcopy(self.model).double()
-        self.state64 = {k: v.detach().clone() for k, v in self.model64.state_dict().items()}
-
-        self.keys = {k.name: (self.cand_path, k.line, k.name) for k in self.kernels}
+        self.model = self.model.to(self.device)
         seeds = [self.base_seed + 1 + i for i in range(len(inputs_mod.DISTRIBUTIONS))]
         self.v["checks"]["seeds"] = seeds
         try:
@@ -438,6 +432,12 @@ class _Judgement:
                 inputs_mod.make_input_set(self.task, s, i) for i, s in enumerate(seeds)]
         except BaseException as e:
             raise Reject("load", "task: get_inputs() failed: " + describe(e), flags=["task_error"])
+        self.choose_mode()
+        self.model.train(not self.eval)
+        self.model64 = copy.deepcopy(self.model).double()
+        self.state64 = {k: v.detach().clone() for k, v in self.model64.state_dict().items()}
+
+        self.keys = {k.name: (self.cand_path, k.line, k.name) for k in self.kernels}
         # The candidate's input buffers: one storage per input for the whole request.
         self.buffers = _to(_clone(self.sets[1]), self.device)
         self.check_tamper("load")
@@ -489,6 +489,58 @@ class _Judgement:
         entry.seal()
         cache.put(entry)
         return entry
+
+    def choose_mode(self):
+        """Training mode unless eval_mode is asked. A task whose training-mode forward is random
+        (dropout) is judged in both modes: by every stage in eval mode, where it is
+        deterministic, and by the distribution of its results in training mode (random_runs);
+        with eval_mode asked, in eval mode alone (flag eval_mode_forced_by_dropout). A task
+        random in eval mode too cannot be checked at all."""
+        asked = bool(self.options.get("eval_mode"))
+        self.eval = asked
+        if self.reference_is_random(training=True):
+            if self.reference_is_random(training=False):
+                raise Reject("load", "task: its forward is random in eval mode too (a dropout call "
+                                     "without training=self.training?): no result of it can be checked",
+                             flags=["task_error", "random_in_eval_mode"])
+            self.eval = True
+            self.v["random"] = {"judged": "eval_mode_only" if asked else "statistics"}
+            if asked:
+                self.flag("eval_mode_forced_by_dropout")
+        if self.eval:
+            self.flag("judged_in_eval_mode")
+        self.v["mode"]["judged"] = "eval" if self.eval else "train"
+
+    def reference_is_random(self, training):
+        """Whether the reference's forward in this mode is random: in training mode, a Dropout
+        module with p > 0 (certain, however few elements it drops: two runs of a small
+        output can agree); in either mode, two forwards from one state on input set 1 under
+        two seeds that differ in an output or a buffer by more than CONSTANT_TOLERANCE
+        (rounding of atomics on a GPU is not randomness). A reference that fails here is
+        left to the stages that run it."""
+        if training and any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0
+                            for m in self.model.modules()):
+            return True
+        self.model.train(training)
+        runs = []
+        try:
+            for k in range(2):
+                runs.append(self.reference_run(self.sets[1], self.base_seed + PROBE_SEED + k))
+        except Exception:
+            return False
+        finally:
+            self.model.load_state_dict(self.state)
+        return not compare.same_within(runs[0], runs[1], CONSTANT_TOLERANCE)
+
+    def reference_run(self, values, seed):
+        """One forward of the reference, in its current mode, on copies of `values` from the
+        request's state under `seed`: its output's tensors, then its buffers (copies)."""
+        self.model.load_state_dict(self.state)
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            out = self.model(*_to(_clone(values), self.device))
+        return [t.detach().clone() for t in compare.leaves(out)] + [
+            b.detach().clone() for _, b in self.model.named_buffers()]
 
     def fill_buffers(self, values):
         """Copy `values` into the input buffers (same storage, new values) when shapes allow."""
@@ -629,6 +681,70 @@ class _Judgement:
             raise Reject("correct", f"the output aliases the reference's output {where}")
         self.judge_output(out, eager, truth, index, label, "correct", f"wrong output {where}", saved)
 
+    def random_runs(self):
+        """The training mode of a task whose training-mode forward is random (a generator step
+        of `correct`): random_compare.RUNS forwards of the candidate and as many of the
+        reference, each from the request's state on input set 1 under its own seed, judged
+        by the distribution of their outputs and of the reference's buffers they leave
+        (random_compare.judge_runs). Every forward is held to the rules on every forward;
+        the kernels it must launch are those of the first training-mode one."""
+        values = self.sets[1]
+        self.model.train(True)
+        self.cand_model.train(True)
+        try:
+            ref_runs = [self.reference_run(values, self.base_seed + RANDOM_RUNS_SEED + k)
+                        for k in range(random_compare.RUNS)]
+            outputs = len(ref_runs[0]) - len(list(self.model.buffers()))
+            names = [f"output {i}" for i in range(outputs)] + [
+                f"buffer {name}" for name, _ in self.model.named_buffers()]
+            cand_runs, launched = [], None
+            for k in range(random_compare.RUNS):
+                where = f"in training-mode run {k + 1}"
+                self.cand_model.load_state_dict(self.state)
+                args = self.fill_buffers(values)
+                torch.manual_seed(self.base_seed + RANDOM_RUNS_SEED + random_compare.RUNS + k)
+                f = yield Call(self.cand_model, args)
+                if f.error is not None:
+                    raise Reject("correct", f"forward failed {where}: " + describe(f.error, self.cand_path),
+                                 detail=_exception_detail(f.error))
+                if launched is None:
+                    launched = [x.name for x in self.kernels if f.counts.get(self.keys[x.name], 0) > 0]
+                self.check_forward(f, "correct", where, launched)
+                try:
+                    out = [t.detach().clone() for t in compare.leaves(f.out)]
+                except compare.Mismatch as e:
+                    raise Reject("correct", f"{where}: {e}")
+                if len(out) != outputs:
+                    raise Reject("correct", f"{where}: {len(out)} output tensors, the reference {outputs}")
+                buffers = dict(self.cand_model.named_buffers())
+                cand_runs.append(out + [buffers[name[len("buffer "):]].detach().clone()
+                                        if name[len("buffer "):] in buffers else None
+                                        for name in names[outputs:]])
+        finally:
+            self.model.train(not self.eval)
+            self.cand_model.train(not self.eval)
+            self.model.load_state_dict(self.state)
+            self.cand_model.load_state_dict(self.state)
+        # A buffer of the reference's that the candidate does not have (not in the state_dict)
+        # is left out, as compare_buffers leaves it.
+        kept = [i for i in range(len(names)) if all(run[i] is not None for run in cand_runs)]
+        try:
+            result = random_compare.judge_runs([[run[i] for i in kept] for run in cand_runs],
+                                               [[run[i] for i in kept] for run in ref_runs],
+                                               [names[i] for i in kept])
+        except random_compare.Mismatch as e:
+            raise Reject("correct", f"in training mode: {e}")
+        self.v["random"].update(result)
+        if not result["passed"]:
+            zeros = result["zero_share"]
+            raise Reject("correct", f"training-mode results are not distributed as the reference's: "
+                                    f"the split of {2 * result['runs']} runs into the candidate's and the "
+                                    f"reference's is extreme (p = {result['p_value']:.2g} <= {result['alpha']:g}; "
+                                    f"most off: {result['worst']}; zeros {zeros['candidate']:.1%}, "
+                                    f"the reference {zeros['reference']:.1%})"
+                         + ("; every candidate run gave the same result (one random draw for every call?)"
+                            if result["candidate_runs_identical"] else ""))
+
     def uninformative(self, eager, truth, inputs, label):
         """Why a large-magnitude or structured set says nothing about a candidate, or None.
         Either the reference's own output is not finite there, or the task is ill-conditioned
@@ -741,6 +857,8 @@ class _Judgement:
             variations[direction] = varied
             label = f"sizes varied: {_varied_text(varied)}"
             yield from self.run_set(len(self.v["err"]), label, values, reference)
+        if self.v["random"] and self.v["random"]["judged"] == "statistics":
+            yield from self.random_runs()
         self.v["checks"]["launches"] = self.launch_total
         self.check_tamper("correct")
 

@@ -118,8 +118,6 @@ CONTAINER_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque",
                    "weakref.WeakKeyDictionary", "weakref.WeakValueDictionary"}
 WRITE_MODE_CHARS = set("wax+")
 FORMAT_FIELD_ACCESS = re.compile(r"\{[^{}]*[.\[][^{}]*\}")
-DROPOUT_FUNCS = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-                 "feature_alpha_dropout"}
 
 
 @dataclass
@@ -157,7 +155,6 @@ class InitSignature:
 class TaskInfo:
     init: InitSignature | None
     fp32: bool                   # no half/bfloat16 anywhere in the task
-    uses_dropout_function: bool  # F.dropout(...) with p > 0 somewhere in the task
     error: str | None = None
 
 
@@ -210,26 +207,17 @@ def analyze_task(source: str) -> TaskInfo:
     try:
         tree = ast.parse(source)
     except SyntaxError as e:
-        return TaskInfo(None, True, False, error=f"task: syntax error at line {e.lineno}: {e.msg}")
+        return TaskInfo(None, True, error=f"task: syntax error at line {e.lineno}: {e.msg}")
     init = _init_signature(tree, "Model")
     if init is None:
-        return TaskInfo(None, True, False, error="task: no class Model")
+        return TaskInfo(None, True, error="task: no class Model")
     half = False
-    dropout_fn = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in ("float16", "half", "bfloat16"):
             half = True
         if isinstance(node, ast.Constant) and node.value in ("float16", "bfloat16", "half"):
             half = True
-        if isinstance(node, ast.Call):
-            fname = node.func.attr if isinstance(node.func, ast.Attribute) else (
-                node.func.id if isinstance(node.func, ast.Name) else "")
-            if fname in DROPOUT_FUNCS:
-                p = node.args[1] if len(node.args) > 1 else next(
-                    (k.value for k in node.keywords if k.arg == "p"), None)
-                if not (isinstance(p, ast.Constant) and p.value == 0):
-                    dropout_fn = True
-    return TaskInfo(init, not half, dropout_fn)
+    return TaskInfo(init, not half)
 
 
 class _Checker(ast.NodeVisitor):

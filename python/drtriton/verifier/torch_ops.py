@@ -11,7 +11,8 @@ Only operators of the `aten` namespace can be free or library ops: a custom oper
 are not seen. Three classes:
 - free: allocation, views, metadata and plain data movement on one device, allowed in
   every mode. Allocation includes constant fills (zeros, ones, full, fill_, zero_),
-  which set up accumulators and compute nothing from the inputs. clone and same-dtype,
+  which set up accumulators and compute nothing from the inputs, and random integer fills
+  (randint, random_), which draw the seeds of a kernel's random stream. clone and same-dtype,
   same-device copy_ are data movement (what .contiguous() becomes); a dtype change or a
   move between devices is not.
 - library: matmul, convolution (cuBLAS, cuDNN) and recurrent layers (cuDNN's fused RNN),
@@ -43,6 +44,9 @@ FREE_OPS = frozenset({
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros",
     "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like",
     "new_full", "fill_", "zero_", "scalar_tensor", "lift_fresh", "lift_fresh_copy",
+    # random integer fills: the seed of a kernel's own random stream (dropout) is drawn from
+    # PyTorch's generator, so that torch.manual_seed makes a run reproducible
+    "randint", "random_",
     # views and metadata
     "view", "_unsafe_view", "as_strided", "permute", "transpose", "t", "expand",
     "squeeze", "unsqueeze", "select", "slice", "split", "split_with_sizes", "unbind",

@@ -1,4 +1,4 @@
-# task: dropout_relu.py  expect: passed flags: judged_in_eval_mode,eval_mode_forced_by_dropout
+# task: dropout_relu.py  expect: passed flags: judged_in_eval_mode
 import torch
 import torch.nn as nn
 import triton
@@ -6,14 +6,20 @@ import triton.language as tl
 
 
 @triton.jit
-def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+def dropout_relu_kernel(x_ptr, seed_ptr, out_ptr, n, p, scale, BLOCK: tl.constexpr,
+                        TRAINING: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+    x = tl.load(x_ptr + offs, mask=mask)
+    if TRAINING:
+        x = tl.where(tl.rand(tl.load(seed_ptr), offs) >= p, x * scale, 0.0)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)
 
 
 class ModelNew(nn.Module):
-    """Dropout is the identity in eval mode, the mode such a task is judged in."""
+    """Dropout as nn.Dropout does it: in training mode each element is zeroed with probability
+    p (a Philox stream keyed by a seed drawn from PyTorch's generator on every call) and the
+    others scaled by 1/(1-p); in eval mode the identity."""
 
     def __init__(self, p):
         super().__init__()
@@ -23,5 +29,8 @@ class ModelNew(nn.Module):
         x = x.contiguous()
         out = torch.empty_like(x)
         n = x.numel()
-        relu_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)
+        p = self.dropout.p
+        seed = torch.randint(2**31 - 1, (1,), device=x.device) if self.training else None
+        dropout_relu_kernel[(triton.cdiv(n, 256),)](x, seed, out, n, p, 1.0 / (1.0 - p), BLOCK=256,
+                                                    TRAINING=self.training)
         return out

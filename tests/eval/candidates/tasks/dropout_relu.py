@@ -3,7 +3,8 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """relu(dropout(x)): random in training mode, so it is judged in eval mode."""
+    """relu(dropout(x)): random in training mode, so that mode is judged by the distribution
+    of the results, and eval mode (dropout the identity) exactly."""
 
     def __init__(self, p):
         super().__init__()

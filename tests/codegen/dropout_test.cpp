@@ -1,0 +1,66 @@
+// Dropout follows self.training: in training mode an expression that zeroes each element with
+// probability p (Philox at the element's offset, keyed by a seed the forward draws on every
+// call) and scales the others by 1/(1-p), fused into the kernel that reads it; in eval mode
+// (TRAINING a constexpr False) the identity. p = 0 costs nothing in either mode.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/codegen.h"
+#include "ir/text.h"
+
+namespace drtriton {
+namespace {
+
+std::string compile(const std::string& body) {
+  return generate_solution(parse_graph("input %x : f32[8,16]\n" + body), CodegenOptions{}).source;
+}
+
+size_t count(const std::string& source, const std::string& text) {
+  size_t n = 0;
+  for (size_t at = source.find(text); at != std::string::npos; at = source.find(text, at + 1)) ++n;
+  return n;
+}
+
+TEST(Dropout, DropsInTrainingModeInsideTheKernelThatReadsIt) {
+  std::string s = compile(
+      "%1 = relu(%x)\n%2 = dropout(%1) {module=\"drop\", p=0.2}\n%3 = mul(%2, %x)\nreturn %3\n");
+  EXPECT_EQ(count(s, "@triton.jit"), 1) << s;  // relu, dropout and mul in one kernel
+  EXPECT_EQ(count(s,
+                  "dropout_seeds = torch.randint(2**31 - 1, (1,), device=device) if "
+                  "self.training else None\n"),
+            1)
+      << s;
+  EXPECT_EQ(count(s, "tl.where(tl.rand(tl.load(dropout_seeds_ptr + 0), offs) >= 0.2, t"), 1) << s;
+  EXPECT_EQ(count(s, " * 1.25, 0.0) if TRAINING else t"), 1) << s;  // 1/(1-p), the input in eval
+  EXPECT_EQ(count(s, "TRAINING: tl.constexpr"), 1) << s;
+  EXPECT_EQ(count(s, "dropout_seeds, buf0, (8 * 16), BLOCK=1024, TRAINING=self.training)"), 1) << s;
+}
+
+TEST(Dropout, EachDropoutHasItsOwnSeed) {
+  std::string s = compile("%1 = dropout(%x) {p=0.5}\n%2 = dropout(%1) {p=0.1}\nreturn %2\n");
+  EXPECT_EQ(count(s, "torch.randint(2**31 - 1, (2,), device=device)"), 1) << s;
+  EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 0)"), 1) << s;
+  EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 1)"), 1) << s;
+}
+
+// A library call reads memory: the dropped values are written by a kernel first, not the
+// input passed through as it was when dropout was the identity.
+TEST(Dropout, BeforeALibraryCallAKernelWritesIt) {
+  std::string s = compile(
+      "%1 = dropout(%x) {module=\"drop\", p=0.3}\n"
+      "%2 = linear(%1) {module=\"fc\", in_features=16, out_features=4, bias=false}\n"
+      "return %2\n");
+  EXPECT_EQ(count(s, "tl.rand("), 1) << s;
+  EXPECT_EQ(count(s, "F.linear(buf0, "), 1) << s;
+}
+
+TEST(Dropout, ZeroRateIsTheIdentity) {
+  std::string s = compile("%1 = dropout(%x) {module=\"drop\", p=0.0}\n%2 = relu(%1)\nreturn %2\n");
+  EXPECT_EQ(count(s, "tl.rand("), 0) << s;
+  EXPECT_EQ(count(s, "dropout_seeds"), 0) << s;
+  EXPECT_EQ(count(s, "TRAINING"), 0) << s;
+}
+
+}  // namespace
+}  // namespace drtriton

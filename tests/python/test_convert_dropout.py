@@ -1,0 +1,126 @@
+"""Dropout in a converted solution follows self.training as nn.Dropout does (issue 14): in
+training mode each element is zeroed with probability p and the others scaled by 1/(1-p),
+from a Philox stream whose seed the forward draws from PyTorch's generator on every call; in
+eval mode the identity, with no draw. Each program (tests/python/programs/convert/
+dropout_*.py: a conv + BatchNorm + ReLU + dropout block, an MLP with LayerNorm and two
+dropouts) is converted and verified in both modes (the verifier judges training mode by
+statistics), and its ModelNew is run next to the reference.
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
+PROGRAMS = [os.path.join(ROOT, "tests", "python", "programs", "convert", f"{name}.py")
+            for name in ("dropout_conv_block", "dropout_mlp")]
+IDS = [os.path.basename(p)[:-3] for p in PROGRAMS]
+
+# Runs in a fresh interpreter with TRITON_INTERPRET=1 (set before triton is imported). The
+# conv block's dropout is its last op: with the dropout's p set to 0 the reference gives the
+# values before it, so each element of a training-mode output is 0 or that value / (1-p).
+SIDE_BY_SIDE = r"""
+import importlib.util, sys
+import torch
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+task, solution = load("task", sys.argv[1]), load("solution", sys.argv[2])
+torch.manual_seed(0)
+model = task.Model(*task.get_init_inputs())
+new = solution.ModelNew(*task.get_init_inputs())
+new.load_state_dict(model.state_dict())
+state = {k: v.clone() for k, v in model.state_dict().items()}
+x = task.get_inputs()
+
+def run(module, seed):
+    module.load_state_dict(state)
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        return module(*x)
+
+a, b, c = run(new, 1), run(new, 1), run(new, 2)
+assert torch.equal(a, b), "torch.manual_seed does not make a training-mode run reproducible"
+assert not torch.equal(a, c), "two seeds gave the same training-mode output"
+if hasattr(model, "dropout"):
+    p = model.dropout.p
+    model.dropout.p = 0.0
+    kept = run(model, 1)
+    model.dropout.p = p
+    live = kept != 0
+    dropped = live & (a == 0)
+    torch.testing.assert_close(a[live & ~dropped], kept[live & ~dropped] / (1 - p), rtol=1e-4, atol=1e-5)
+    n, rate = int(live.sum()), float(dropped.sum() / live.sum())
+    assert abs(rate - p) < 5 * (p * (1 - p) / n) ** 0.5, (rate, p, n)
+model.eval(), new.eval()
+state = {k: v.clone() for k, v in model.state_dict().items()}
+torch.testing.assert_close(run(new, 3), run(model, 3), rtol=1e-4, atol=1e-4)
+torch.manual_seed(3)
+with torch.no_grad():
+    new(*x)
+assert torch.equal(torch.get_rng_state(), torch.manual_seed(3).get_state()), "eval mode drew a seed"
+print("ok")
+"""
+
+
+def run(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def solutions(tmp_path_factory):
+    """{program path: its solution's path}."""
+    if not os.path.exists(BIN):
+        pytest.skip(f"{BIN} is not built (run make build)")
+    out = tmp_path_factory.mktemp("dropout")
+    paths = {}
+    for program in PROGRAMS:
+        paths[program] = str(out / os.path.basename(program))
+        r = run("convert", program, "--no-verify", "-o", paths[program])
+        assert r.returncode == 0, r.stderr
+    return paths
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=IDS)
+def test_drops_as_pytorch_does(solutions, program):
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    r = subprocess.run([sys.executable, "-c", SIDE_BY_SIDE, program, solutions[program]],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
+def test_verified_in_both_modes(solutions):
+    """Training mode judged by statistics, eval mode exactly, as the verdict says."""
+    from drtriton.service_client import Service
+    items, labels = [], []
+    for program in PROGRAMS:
+        task, candidate = open(program).read(), open(solutions[program]).read()
+        for eval_mode in (False, True):
+            items.append({"task": task, "candidate": candidate,
+                          "options": {"device": "cpu", "compile": False, "seed": 3, "eval_mode": eval_mode}})
+            labels.append((os.path.basename(program), eval_mode))
+    with Service(BIN, "--device", "cpu", "--workers-per-gpu", "2", cwd=ROOT, ready_s=120) as service:
+        verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
+    for (name, eval_mode), v in zip(labels, verdicts):
+        assert v["passed"], (name, eval_mode, v["reason"])
+        assert v["random"]["judged"] == ("eval_mode_only" if eval_mode else "statistics"), (name, v["random"])
+        assert v["checks"]["buffers_differ"] == []
+    assert all(v["random"]["p_value"] > v["random"]["alpha"] for v in verdicts[::2])
+
+
+def test_a_call_that_never_drops_is_the_identity(tmp_path):
+    """F.dropout(x, p, training=False) is traced as it is written: no random stream."""
+    if not os.path.exists(BIN):
+        pytest.skip(f"{BIN} is not built (run make build)")
+    program = tmp_path / "never.py"
+    program.write_text(open(PROGRAMS[1]).read().replace("training=self.training", "training=False"))
+    r = run("convert", str(program), "--no-verify", "-o", str(tmp_path / "never_triton.py"))
+    assert r.returncode == 0, r.stderr
+    solution = (tmp_path / "never_triton.py").read_text()
+    assert solution.count("tl.rand(") == 1 and "(1,), device=device)" in solution
