@@ -33,9 +33,9 @@ namespace drtriton::cli {
 namespace {
 
 struct BenchArgs {
-  std::string dir, out, device, cache, policy = "compiler";
+  std::string dir, out, device, gpus, cache, policy = "compiler";
   int workers = 0, chunk = 8, limit = 0;
-  double timeout = 300;
+  double timeout = 300, budget = 0;  // budget: --search's seconds per program, 0: none
   bool no_compile = false, no_kernelbench = false, search = false;
   int max_ops = 5, variants = 2;
   Sampling sampling;
@@ -129,35 +129,6 @@ json result_row(const Program& p, const std::string& stage, const std::string& r
   row["degenerate"] = degenerate_reason(verdict);
   return row;
 }
-
-// The verifier's pool, started when the first candidate needs it (workers take seconds to
-// start, and a resumed bench may have nothing left to judge).
-class LazyVerifier {
- public:
-  LazyVerifier(const BenchArgs& a, const std::string& device, const fs::path& out)
-      : a_(a), device_(device), out_(out) {}
-  std::vector<json> verify_batch(const std::vector<VerifyRequest>& requests) {
-    if (!verifier_) {
-      PoolConfig config = worker_config("", "auto");
-      config.devices = pool_devices(device_, a_.workers);
-      config.run_timeout_s = a_.timeout;
-      config.compile_timeout_s = std::min(config.compile_timeout_s, a_.timeout);
-      cache_ = std::make_unique<VerdictCache>(a_.cache.empty() ? (out_ / "verdicts.sqlite").string()
-                                                               : a_.cache);
-      pool_ = std::make_unique<WorkerPool>(config);
-      verifier_ = std::make_unique<Verifier>(*pool_, cache_.get());
-    }
-    return verifier_->verify_batch(requests);
-  }
-
- private:
-  const BenchArgs& a_;
-  std::string device_;
-  fs::path out_;
-  std::unique_ptr<VerdictCache> cache_;
-  std::unique_ptr<WorkerPool> pool_;
-  std::unique_ptr<Verifier> verifier_;
-};
 
 // KernelBench's own protocol (python -m drtriton.kernelbench_protocol) on each task and its
 // solution: {correct, reason, ...}, or {correct: null, reason} where it could not run.
@@ -269,7 +240,7 @@ std::vector<Candidates> sample_chunk(const std::vector<Program>& chunk, const Be
 // protocol too.
 // The programs' candidates (compiled, or sampled from --policy), all judged in one batch; a
 // program's row is its fastest accepted candidate's, or its first one's rejection.
-std::vector<json> answer_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+std::vector<json> answer_chunk(const std::vector<Program>& chunk, PoolJudge& judge,
                                const BenchArgs& a, const std::string& device, const fs::path& out) {
   std::vector<Candidates> candidates =
       a.policy == "compiler" ? compile_chunk(chunk, a) : sample_chunk(chunk, a);
@@ -288,8 +259,7 @@ std::vector<json> answer_chunk(const std::vector<Program>& chunk, LazyVerifier& 
       requests.push_back(std::move(r));
     }
   }
-  std::vector<json> verdicts =
-      requests.empty() ? std::vector<json>{} : verifier.verify_batch(requests);
+  std::vector<json> verdicts = requests.empty() ? std::vector<json>{} : judge(requests);
   std::vector<json> rows(chunk.size());
   for (size_t i = 0; i < chunk.size(); ++i) {
     const Candidates& c = candidates[i];
@@ -315,7 +285,7 @@ std::vector<json> answer_chunk(const std::vector<Program>& chunk, LazyVerifier& 
 
 // --search: each program through the test-time search (search_program), judged by the
 // bench's pool; its report kept as OUT/search/ID.json, a summary in the row.
-std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+std::vector<json> search_chunk(const std::vector<Program>& chunk, PoolJudge& judge,
                                const BenchArgs& a, const std::string& device, const fs::path& out) {
   SearchOptions o;
   o.policy = a.policy;
@@ -324,14 +294,15 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& 
   o.variants = a.variants;
   o.sampling = a.sampling;
   o.time_compile = !a.no_compile;
-  JudgeFn judge = [&](const std::vector<VerifyRequest>& requests) {
-    return verifier.verify_batch(requests);
-  };
+  o.budget_s = a.budget;
+  o.workers = judge.workers();
+  judge.start();  // not in the first program's budget
   std::vector<json> rows;
   for (const Program& p : chunk) {
     SearchOutcome found;
+    o.started = std::chrono::steady_clock::now();
     try {
-      found = search_program(p.path, o, judge);
+      found = search_program(p.path, o, std::ref(judge));
     } catch (const std::exception& e) {  // not traced, nothing covers it, no finalist passed
       rows.push_back(result_row(p, "search", e.what(), json(), 0, 0));
       continue;
@@ -348,10 +319,13 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& 
     row.update(found.report["work"]);
     json cover = json::array();
     for (const json& e : found.report["cover"]) cover.push_back({e["begin"], e["end"]});
-    row["search"] = {
-        {"chosen", found.report["chosen"]},       {"cover", cover},
-        {"operators", found.report["operators"]}, {"candidates", found.report["candidates"]},
-        {"accepted", found.report["accepted"]},   {"report", report.string()}};
+    row["search"] = {{"chosen", found.report["chosen"]},
+                     {"cover", cover},
+                     {"operators", found.report["operators"]},
+                     {"candidates", found.report["candidates"]},
+                     {"accepted", found.report["accepted"]},
+                     {"budget_hit", found.report["budget_hit"]},
+                     {"report", report.string()}};
     row["solution"] = keep_solution(out, p, found.source);
     rows.push_back(row);
   }
@@ -359,10 +333,10 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, LazyVerifier& 
 }
 
 // One chunk's rows, each with KernelBench's own protocol's verdict on the solution it kept.
-std::vector<json> bench_chunk(const std::vector<Program>& chunk, LazyVerifier& verifier,
+std::vector<json> bench_chunk(const std::vector<Program>& chunk, PoolJudge& judge,
                               const BenchArgs& a, const std::string& device, const fs::path& out) {
-  std::vector<json> rows = a.search ? search_chunk(chunk, verifier, a, device, out)
-                                    : answer_chunk(chunk, verifier, a, device, out);
+  std::vector<json> rows = a.search ? search_chunk(chunk, judge, a, device, out)
+                                    : answer_chunk(chunk, judge, a, device, out);
   std::vector<size_t> judged;
   std::vector<std::string> solutions;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -534,6 +508,8 @@ json limit_fraction(const json& row, const json& ceilings) {
 }
 
 void run_bench(const BenchArgs& a) {
+  std::string device = !a.device.empty() ? a.device : default_device(a.gpus);
+  std::vector<int> gpus = pool_gpus(device, a.gpus);
   std::vector<Program> programs = find_programs(a.dir);
   if (a.limit > 0 && static_cast<size_t>(a.limit) < programs.size()) programs.resize(a.limit);
   fs::path out = a.out.empty() ? fs::path(a.dir).filename().string() + "_bench" : a.out;
@@ -550,20 +526,19 @@ void run_bench(const BenchArgs& a) {
   std::vector<Program> todo;
   for (const Program& p : programs)
     if (!rows.count(p.id)) todo.push_back(p);
-  bool gpu = !list_gpus().empty();
-  std::string device = !a.device.empty() ? a.device : gpu ? "cuda" : "cpu";
   info() << "drtriton bench: " << programs.size() << " programs in " << a.dir << ", "
          << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
          << device << ", policy " << policy_label(a) << " -> " << out.string() << "\n";
   json ceilings = ceilings_for(out, device, !todo.empty());
   if (!todo.empty()) {
-    LazyVerifier verifier(a, device, out);
+    PoolJudge judge(pool_devices(gpus, a.workers),
+                    a.cache.empty() ? (out / "verdicts.sqlite").string() : a.cache, a.timeout);
     Progress progress{"bench", static_cast<int>(todo.size())};
     std::ofstream append(results, std::ios::app);
     for (size_t start = 0; start < todo.size(); start += a.chunk) {
       std::vector<Program> chunk(todo.begin() + start,
                                  todo.begin() + std::min(todo.size(), start + a.chunk));
-      for (json& row : bench_chunk(chunk, verifier, a, device, out)) {
+      for (json& row : bench_chunk(chunk, judge, a, device, out)) {
         row["limit_fraction"] = limit_fraction(row, ceilings);
         if (verbose()) info() << "\n" << outcome_line(row);
         append << row.dump() << "\n";
@@ -616,10 +591,11 @@ void add_bench_commands(CLI::App& app) {
                    "cpu (Triton's interpreter) or cuda (default: cuda "
                    "if there is a GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  add_gpus_option(*bench, a->gpus);
   bench
       ->add_option("--workers", a->workers,
-                   "Verifier workers (default: one per core, at most "
-                   "8 per GPU)")
+                   "Verifier workers, spread over the GPUs (default: one per core, at most 8 "
+                   "per GPU)")
       ->check(CLI::NonNegativeNumber);
   bench
       ->add_option("--chunk", a->chunk,
@@ -641,15 +617,22 @@ void add_bench_commands(CLI::App& app) {
                    "endpoint:URL[#MODEL]; of a program's sampled answers, the fastest verified")
       ->check(policy_spec_error);
   add_sampling_options(*bench, a->sampling);
-  bench->add_flag("--search", a->search,
-                  "Each program through the test-time search (drtriton search): its fragments "
-                  "answered and judged, the fastest verified cover composed and judged whole");
+  auto* search =
+      bench->add_flag("--search", a->search,
+                      "Each program through the test-time search (drtriton search): its fragments "
+                      "answered and judged, the fastest verified cover composed and judged whole");
   bench->add_option("--max-ops", a->max_ops, "With --search: the longest fragment (default 5)")
       ->check(CLI::Range(1, 16));
   bench
       ->add_option("--variants", a->variants,
                    "With --search and the compiler: candidates per fragment (default 2)")
       ->check(CLI::Range(1, 16));
+  bench
+      ->add_option("--budget", a->budget,
+                   "With --search: seconds of wall time each program's search may take (default: "
+                   "no limit); see drtriton search --budget")
+      ->check(budget_error)
+      ->needs(search);
   bench->callback([a] { run_bench(*a); });
 }
 

@@ -4,13 +4,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "eval/pool_devices.h"
 #include "eval/verdict.h"
+#include "eval/verifier.h"
 #include "eval/worker_pool.h"
 #include "synth/dataset.h"
 
@@ -54,17 +58,52 @@ CodegenOptions codegen_options(const nlohmann::json& traced, const std::string& 
 // The verifier workers' configuration (devices left to the caller): `worker_command` instead
 // of python -m drtriton.worker when not empty; `sandbox` is auto, on or off.
 PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox);
-// A pool's devices: `workers` CPU workers ("cpu"), or that many spread over the GPUs
-// ("cuda:N") when `device` is cuda; 0 workers: one per core, at most 8 per GPU.
-std::vector<std::string> pool_devices(const std::string& device, int workers);
-// The GPU indices `nvidia-smi -L` lists (none on a machine without a GPU).
-std::vector<int> list_gpus();
-// One verdict from a pool of one worker (an empty device: cuda when there is a GPU).
+// --gpus LIST on a command that judges on a pool: one help text, and a bad list is a usage
+// error naming the option (parse_gpu_list of src/eval/pool_devices.h) before any work.
+void add_gpus_option(CLI::App& command, std::string& gpus);
+// The device when --device is not given: cuda when --gpus names GPUs or a GPU is visible
+// (visible_gpus), else cpu.
+std::string default_device(const std::string& gpus);
+// The GPUs a pool judging on `device` uses: none for cpu (with a --gpus list, a usage
+// error: they exclude each other), else the --gpus list or every visible GPU; a GPU that is
+// not visible is a usage error naming --gpus (or --device, when none is visible).
+std::vector<int> pool_gpus(const std::string& device, const std::string& gpus);
+// A pool's devices: `workers` spread round robin over `gpus`, or CPU workers when there are
+// none; 0 workers: default_workers (one per core, at most 8 per GPU).
+std::vector<std::string> pool_devices(const std::vector<int>& gpus, int workers);
+// A verifier pool that judges many batches (the search judges in rounds, bench in chunks):
+// started at the first batch, since workers take seconds to start and a caller may have
+// nothing to judge; a JudgeFn through std::ref.
+class PoolJudge {
+ public:
+  // `worker_command` and `sandbox` as for worker_config.
+  PoolJudge(std::vector<std::string> devices, std::string cache_path, double timeout_s,
+            const std::string& worker_command = "", const std::string& sandbox = "auto");
+  ~PoolJudge();
+  // Starts the workers now rather than at the first batch: for a caller that times its
+  // batches (the search's budget), so that they do not count the workers' start.
+  void start();
+  // The verdicts of `requests` (one device kind, not empty), in order.
+  std::vector<nlohmann::json> operator()(const std::vector<VerifyRequest>& requests);
+  int workers() const { return static_cast<int>(config_.devices.size()); }
+
+ private:
+  PoolConfig config_;
+  std::string cache_path_;
+  std::unique_ptr<VerdictCache> cache_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<Verifier> verifier_;
+};
+// One verdict from a pool of one worker (an empty device: cuda when there is a GPU), on the
+// first of `gpus` (none: GPU 0) for cuda.
 nlohmann::json verify_once(VerifyRequest request, const std::string& cache_path,
-                           const std::string& worker_command, double timeout_s);
-// The verdicts of many requests (one device kind), in order, from one pool of up to 8 workers.
+                           const std::string& worker_command, double timeout_s,
+                           const std::vector<int>& gpus = {}, const std::string& sandbox = "auto");
+// The verdicts of many requests (one device kind), in order, from one pool spread over
+// `gpus` (none: CPU workers), no more workers than requests.
 std::vector<nlohmann::json> verify_many(const std::vector<VerifyRequest>& requests,
-                                        const std::string& cache_path, double timeout_s);
+                                        const std::string& cache_path, double timeout_s,
+                                        const std::vector<int>& gpus);
 // Policies other than the built-in compiler (python -m drtriton.policy): how they sample.
 struct Sampling {
   int samples = 8;
@@ -84,7 +123,14 @@ struct SearchOptions {
   int max_ops = 5, variants = 2;
   Sampling sampling;
   bool eval_mode = false, time_compile = true, fragments_only = false;
+  // The budget: seconds of wall time from `started` (0: no limit), its finalists judged
+  // whatever the time; `workers`, the judge's, for its estimate of a round's time.
+  double budget_s = 0;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  int workers = 1;
 };
+// "" for a number of seconds above 0 (--budget), else why not.
+std::string budget_error(const std::string& seconds);
 using JudgeFn =
     std::function<std::vector<nlohmann::json>(const std::vector<VerifyRequest>& requests)>;
 struct SearchOutcome {

@@ -24,7 +24,7 @@ namespace drtriton::cli {
 namespace {
 
 struct ConvertArgs {
-  std::string program, out, device, cache, policy = "compiler";
+  std::string program, out, device, gpus, cache, policy = "compiler";
   bool verify = false, no_verify = false, json = false, eval_mode = false, search = false;
   double timeout = 300;
   Sampling sampling;
@@ -152,18 +152,25 @@ std::string default_output(const std::string& program) {
   return (p.parent_path() / (p.stem().string() + "_triton.py")).string();
 }
 
-// Whether to verify: asked for, or a GPU to verify on.
-bool should_verify(const ConvertArgs& a, bool gpu) {
-  return !a.no_verify && (a.verify || gpu || !a.device.empty());
-}
+// Whether and where a conversion is judged, decided once before any work.
+struct Judging {
+  bool verify = false;    // asked for (--verify, --device), or a GPU to verify on
+  std::string device;     // cpu or cuda: --device, else cuda with --gpus or a visible GPU
+  std::vector<int> gpus;  // the pool's GPUs (none on the CPU)
+};
 
-std::string verify_device(const ConvertArgs& a, bool gpu) {
-  return a.device.empty() ? (gpu ? "cuda" : "cpu") : a.device;
+Judging judging_of(const ConvertArgs& a) {
+  Judging j;
+  j.device = a.device.empty() ? default_device(a.gpus) : a.device;
+  j.verify = !a.no_verify && (a.verify || j.device == "cuda" || !a.device.empty());
+  // A --gpus list is checked even when nothing is verified: a usage error either way.
+  if (j.verify || !a.gpus.empty()) j.gpus = pool_gpus(j.device, a.gpus);
+  return j;
 }
 
 // A sampling policy (`--policy model:CKPT` or `endpoint:URL`): SAMPLES answers (python -m
 // drtriton.policy), all verified in one pool; the fastest accepted one is the solution.
-void run_sampling_policy(const ConvertArgs& a) {
+void run_sampling_policy(const ConvertArgs& a, const Judging& judging) {
   if (!has_extension(a.program, ".py")) {
     throw CliError(a.program + ": a policy reads the program's source (.py), not a traced graph");
   }
@@ -175,8 +182,7 @@ void run_sampling_policy(const ConvertArgs& a) {
                    " samples held a ```python block with class ModelNew");
   }
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
-  bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
-  if (!should_verify(a, gpu)) {
+  if (!judging.verify) {
     write_output(out, sources[0]);
     info() << "drtriton convert: " << a.program << " -> " << out << " (sample 1 of "
            << sources.size() << " answers, not verified: no GPU; --verify runs the checks "
@@ -187,10 +193,10 @@ void run_sampling_policy(const ConvertArgs& a) {
   for (size_t i = 0; i < sources.size(); ++i) {
     requests[i].task = task;
     requests[i].candidate = sources[i];
-    requests[i].options.device = verify_device(a, gpu);
+    requests[i].options.device = judging.device;
     requests[i].options.eval_mode = a.eval_mode;
   }
-  std::vector<json> verdicts = verify_many(requests, a.cache, a.timeout);
+  std::vector<json> verdicts = verify_many(requests, a.cache, a.timeout, judging.gpus);
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].value("passed", false)) {
       info() << "  sample " << i + 1 << ": rejected at "
@@ -217,20 +223,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // --search: the test-time search (search_commands.cpp) with its defaults, this command's
 // policy and sampling; its verdict is the composition's or the best whole answer's.
-void run_search_convert(const ConvertArgs& a) {
-  bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
-  if (a.no_verify || !should_verify(a, gpu)) {
+void run_search_convert(const ConvertArgs& a, const Judging& judging) {
+  if (!judging.verify) {
     throw CliError("--search judges every fragment's answers: it needs a GPU or --device cpu");
   }
   SearchOptions o;
   o.policy = a.policy;
-  o.device = verify_device(a, gpu);
+  o.device = judging.device;
   o.sampling = a.sampling;
   o.eval_mode = a.eval_mode;
-  JudgeFn judge = [&](const std::vector<VerifyRequest>& requests) {
-    return verify_many(requests, a.cache, a.timeout);
-  };
-  SearchOutcome found = search_program(a.program, o, judge);
+  PoolJudge judge(pool_devices(judging.gpus, 0), a.cache, a.timeout);
+  o.workers = judge.workers();
+  SearchOutcome found = search_program(a.program, o, std::ref(judge));
   if (!found.error.empty()) throw CliError(found.error + " (drtriton search --report keeps it)");
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
   write_output(out, found.source);
@@ -241,8 +245,9 @@ void run_search_convert(const ConvertArgs& a) {
 }
 
 void run_convert(const ConvertArgs& a) {
-  if (a.search) return run_search_convert(a);
-  if (a.policy != "compiler") return run_sampling_policy(a);
+  Judging judging = judging_of(a);
+  if (a.search) return run_search_convert(a, judging);
+  if (a.policy != "compiler") return run_sampling_policy(a, judging);
   auto start = std::chrono::steady_clock::now();
   json traced = load_traced(a.program);
   double trace_s = seconds_since(start);
@@ -261,8 +266,7 @@ void run_convert(const ConvertArgs& a) {
          << " Triton kernel" << (solution.kernels == 1 ? "" : "s") << ", " << solution.library_calls
          << " library call" << (solution.library_calls == 1 ? "" : "s") << ")\n";
 
-  bool gpu = !a.device.empty() ? a.device == "cuda" : !list_gpus().empty();
-  if (!should_verify(a, gpu)) {
+  if (!judging.verify) {
     if (!a.no_verify) {
       info() << "drtriton convert: not verified (no GPU; --verify runs the checks in "
                 "Triton's interpreter)\n";
@@ -275,10 +279,10 @@ void run_convert(const ConvertArgs& a) {
   VerifyRequest request;
   request.task = read_file(a.program);
   request.candidate = solution.source;
-  request.options.device = verify_device(a, gpu);
+  request.options.device = judging.device;
   request.options.eval_mode = a.eval_mode;
   auto verify_start = std::chrono::steady_clock::now();
-  json verdict = verify_once(request, a.cache, "", a.timeout);
+  json verdict = verify_once(request, a.cache, "", a.timeout, judging.gpus);
   if (verbose()) {
     char line[64];
     std::snprintf(line, sizeof line, "  verify %.1f s\n", seconds_since(verify_start));
@@ -303,6 +307,7 @@ void add_convert_commands(CLI::App& app) {
       ->add_option("--device", a->device,
                    "Verify on cpu (Triton's interpreter) or cuda (default: cuda if there is a GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  add_gpus_option(*convert, a->gpus);
   auto* verify =
       convert->add_flag("--verify", a->verify, "Verify even without a GPU (Triton's interpreter)");
   convert->add_flag("--no-verify", a->no_verify, "Only write the solution")->excludes(verify);

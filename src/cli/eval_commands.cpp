@@ -30,9 +30,6 @@ namespace drtriton::cli {
 
 namespace {
 
-// GPU indices that `nvidia-smi -L` lists ("GPU 0: NVIDIA H200 (UUID: ...)"); none without
-// a driver.
-
 std::unique_ptr<VerdictCache> open_cache(const std::string& path) {
   if (path.empty()) return nullptr;
   try {
@@ -105,28 +102,6 @@ bool is_empty(const json& v) {
   return v.is_null() || ((v.is_array() || v.is_object()) && v.empty());
 }
 
-json verify_sandboxed(VerifyRequest request, const std::string& cache_path,
-                      const std::string& worker_command, double timeout_s,
-                      const std::string& sandbox);
-
-// The verdicts of `requests` (one device kind, not empty) from one pool of `workers`.
-std::vector<json> verify_requests(const std::vector<VerifyRequest>& requests,
-                                  const std::string& cache_path, const std::string& worker_command,
-                                  double timeout_s, const std::string& sandbox, int workers) {
-  PoolConfig config = worker_config(worker_command, sandbox);
-  config.devices.assign(workers, requests[0].options.device == "cuda" ? "cuda:0" : "cpu");
-  config.run_timeout_s = timeout_s;
-  config.compile_timeout_s = std::min(config.compile_timeout_s, timeout_s);
-  std::unique_ptr<VerdictCache> cache = open_cache(cache_path);
-  WorkerPool pool(config);
-  Verifier verifier(pool, cache.get());
-  try {
-    return verifier.verify_batch(requests);
-  } catch (const RequestError& e) {
-    throw CLI::ValidationError(e.what());  // a source that is not UTF-8: exit 2
-  }
-}
-
 struct VerifyArgs {
   std::string task, candidate, device, cache, worker_command, sandbox = "auto";
   bool strict = false, eval_mode = false, json = false, no_compile_timing = false;
@@ -175,7 +150,7 @@ void run_verify(const VerifyArgs& a) {
   request.options.eval_mode = a.eval_mode;
   request.options.device = a.device;
   if (a.no_compile_timing) request.options.compile = false;
-  report(verify_sandboxed(request, a.cache, a.worker_command, a.timeout, a.sandbox), a.json, a.task,
+  report(verify_once(request, a.cache, a.worker_command, a.timeout, {}, a.sandbox), a.json, a.task,
          a.candidate);
 }
 
@@ -187,46 +162,16 @@ struct ServeArgs {
 };
 
 std::vector<std::string> serve_devices(const ServeArgs& a) {
-  std::vector<int> gpus;
-  if (!a.gpus.empty()) {
-    std::istringstream list(a.gpus);
-    for (std::string item; std::getline(list, item, ',');) {
-      try {
-        size_t used = 0;
-        int g = std::stoi(item, &used);
-        if (used != item.size() || g < 0) throw std::invalid_argument(item);
-        gpus.push_back(g);
-      } catch (const std::exception&) {
-        throw CLI::ValidationError("--gpus", "expected GPU indices like 0,1, got '" + a.gpus + "'");
-      }
-    }
-  } else if (a.device != "cpu") {
-    gpus = list_gpus();
-    if (gpus.empty() && a.device == "cuda") {
-      throw CliError("--device cuda: nvidia-smi -L lists no GPU on this machine");
-    }
-  }
-  // Eight workers keep one H200's timing lock busy 87% of the time on small kernels
-  // (docs/results/verify_throughput_h200.md); fewer when there are fewer cores to feed them.
-  int per_gpu = a.workers_per_gpu;
-  if (per_gpu == 0) {
-    int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    per_gpu = gpus.empty() ? 1 : std::clamp(cores / static_cast<int>(gpus.size()), 1, 8);
-  }
-  std::vector<std::string> devices;
-  for (int k = 0; k < per_gpu; ++k) {
-    if (gpus.empty()) devices.push_back("cpu");
-    for (int g : gpus) devices.push_back("cuda:" + std::to_string(g));
-  }
-  return devices;
+  std::string device = a.device.empty() ? default_device(a.gpus) : a.device;
+  std::vector<int> gpus = pool_gpus(device, a.gpus);
+  if (a.workers_per_gpu > 0)
+    return spread_workers(gpus, a.workers_per_gpu * std::max<int>(1, gpus.size()));
+  return gpus.empty() ? spread_workers(gpus, 1) : pool_devices(gpus, 0);
 }
 
 // The one thread that receives SIGINT and SIGTERM (blocked in every other thread, the
 // workers' threads included) and stops the service from outside the signal context.
 void run_serve(const ServeArgs& a) {
-  if (!a.gpus.empty() && a.device == "cpu") {
-    throw CLI::ValidationError("--gpus", "--gpus and --device cpu exclude each other");
-  }
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -234,7 +179,7 @@ void run_serve(const ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   PoolConfig config = worker_config(a.worker_command, a.sandbox);
-  config.devices = serve_devices(a);
+  config.devices = serve_devices(a);  // before the signals are blocked: a usage error exits
   config.compile_timeout_s = a.compile_timeout;
   config.run_timeout_s = a.run_timeout;
   std::unique_ptr<VerdictCache> cache = open_cache(a.cache);
@@ -275,19 +220,6 @@ void run_serve(const ServeArgs& a) {
 }
 
 }  // namespace
-
-std::vector<int> list_gpus() {
-  std::vector<int> gpus;
-  FILE* p = ::popen("nvidia-smi -L 2>/dev/null", "r");
-  if (!p) return gpus;
-  char line[512];
-  while (std::fgets(line, sizeof line, p)) {
-    int index = 0;
-    if (std::sscanf(line, "GPU %d:", &index) == 1) gpus.push_back(index);
-  }
-  ::pclose(p);
-  return gpus;
-}
 
 // The verdict as a table a person reads: every field that says something gets a row.
 void print_verdict(const json& v) {
@@ -362,28 +294,101 @@ void report_verdict(const json& verdict, bool as_json, const std::string& candid
   report(verdict, as_json, "the task", candidate);
 }
 
+void add_gpus_option(CLI::App& command, std::string& gpus) {
+  command
+      .add_option("--gpus", gpus,
+                  "GPU indices for the verifier's workers, e.g. 0,1: spread round robin "
+                  "(default: every visible GPU; CUDA_VISIBLE_DEVICES counts; implies --device "
+                  "cuda, excludes --device cpu)")
+      ->check([](const std::string& list) {
+        try {
+          parse_gpu_list(list);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      });
+}
+
+std::string default_device(const std::string& gpus) {
+  return !gpus.empty() || !visible_gpus().empty() ? "cuda" : "cpu";
+}
+
+std::vector<int> pool_gpus(const std::string& device, const std::string& gpus) {
+  if (device == "cpu") {
+    if (!gpus.empty())
+      throw CLI::ValidationError("--gpus", "--gpus and --device cpu exclude each other");
+    return {};
+  }
+  std::vector<int> visible = visible_gpus();
+  std::string none = "nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES hides them";
+  if (gpus.empty()) {
+    if (visible.empty())
+      throw CLI::ValidationError("--device", "cuda, but no GPU is visible (" + none + ")");
+    return visible;
+  }
+  std::string seen = visible.size() == 1
+                         ? "only GPU 0 is"
+                         : "GPUs 0 to " + std::to_string(visible.size() - 1) + " are";
+  std::vector<int> listed = parse_gpu_list(gpus);  // checked at parse time already
+  for (int g : listed) {
+    if (g >= static_cast<int>(visible.size())) {
+      throw CLI::ValidationError("--gpus", "GPU " + std::to_string(g) + " is not visible (" +
+                                               (visible.empty() ? none : seen) + ")");
+    }
+  }
+  return listed;
+}
+
+std::vector<std::string> pool_devices(const std::vector<int>& gpus, int workers) {
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return spread_workers(gpus, workers > 0 ? workers : default_workers(gpus.size(), cores));
+}
+
+PoolJudge::PoolJudge(std::vector<std::string> devices, std::string cache_path, double timeout_s,
+                     const std::string& worker_command, const std::string& sandbox)
+    : config_(worker_config(worker_command, sandbox)), cache_path_(std::move(cache_path)) {
+  config_.devices = std::move(devices);
+  config_.run_timeout_s = timeout_s;
+  config_.compile_timeout_s = std::min(config_.compile_timeout_s, timeout_s);
+}
+
+PoolJudge::~PoolJudge() = default;
+
+void PoolJudge::start() {
+  if (verifier_) return;
+  cache_ = open_cache(cache_path_);
+  pool_ = std::make_unique<WorkerPool>(config_);
+  verifier_ = std::make_unique<Verifier>(*pool_, cache_.get());
+}
+
+std::vector<json> PoolJudge::operator()(const std::vector<VerifyRequest>& requests) {
+  start();
+  try {
+    return verifier_->verify_batch(requests);
+  } catch (const RequestError& e) {
+    throw CLI::ValidationError(e.what());  // a source that is not UTF-8: exit 2
+  }
+}
+
 json verify_once(VerifyRequest request, const std::string& cache_path,
-                 const std::string& worker_command, double timeout_s) {
-  return verify_sandboxed(std::move(request), cache_path, worker_command, timeout_s, "auto");
+                 const std::string& worker_command, double timeout_s, const std::vector<int>& gpus,
+                 const std::string& sandbox) {
+  if (request.options.device.empty())
+    request.options.device = visible_gpus().empty() ? "cpu" : "cuda";
+  std::vector<int> gpu = {gpus.empty() ? 0 : gpus[0]};
+  PoolJudge judge(spread_workers(request.options.device == "cuda" ? gpu : std::vector<int>{}, 1),
+                  cache_path, timeout_s, worker_command, sandbox);
+  return judge({request}).front();
 }
 
 std::vector<json> verify_many(const std::vector<VerifyRequest>& requests,
-                              const std::string& cache_path, double timeout_s) {
-  int workers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
-  return verify_requests(requests, cache_path, "", timeout_s, "auto",
-                         std::min<int>(workers, requests.size()));
+                              const std::string& cache_path, double timeout_s,
+                              const std::vector<int>& gpus) {
+  std::vector<std::string> devices = pool_devices(gpus, 0);
+  devices.resize(std::min(devices.size(), requests.size()));  // round robin: still spread
+  return PoolJudge(devices, cache_path, timeout_s)(requests);
 }
-
-namespace {
-
-json verify_sandboxed(VerifyRequest request, const std::string& cache_path,
-                      const std::string& worker_command, double timeout_s,
-                      const std::string& sandbox) {
-  if (request.options.device.empty()) request.options.device = list_gpus().empty() ? "cpu" : "cuda";
-  return verify_requests({request}, cache_path, worker_command, timeout_s, sandbox, 1).front();
-}
-
-}  // namespace
 
 constexpr const char* kSandboxHelp =
     "OS sandbox for the workers: auto (default: on when this machine allows it, else a "
@@ -422,7 +427,7 @@ void add_eval_commands(CLI::App& app) {
       ->required()
       ->check(CLI::Range(0, 65535));
   serve->add_option("--host", s->host, "Address to listen on (default 127.0.0.1)");
-  serve->add_option("--gpus", s->gpus, "GPU indices, e.g. 0,1 (default: every GPU listed)");
+  add_gpus_option(*serve, s->gpus);
   serve
       ->add_option("--workers-per-gpu", s->workers_per_gpu,
                    "Workers per GPU (default: 8, fewer when there are fewer CPU cores per GPU; "

@@ -242,7 +242,7 @@ void verify_candidates(std::vector<Candidate>& candidates,
   }
   if (first.empty() && rest.empty()) return;
   PoolConfig config = worker_config("", "auto");
-  config.devices = pool_devices(device, a.workers);
+  config.devices = pool_devices(pool_gpus(device, ""), a.workers);
   config.run_timeout_s = a.timeout;
   config.compile_timeout_s = std::min(config.compile_timeout_s, a.timeout);
   VerdictCache cache(a.cache.empty() ? (work / "verdicts.sqlite").string() : a.cache);
@@ -387,7 +387,8 @@ void run_pairs(const PairsArgs& a) {
   check_output_path(a.out);  // before minutes of work, not after
   check_output_path(a.rejected);
   parse_difficulty(a.difficulty);
-  std::string device = !a.device.empty() ? a.device : list_gpus().empty() ? "cpu" : "cuda";
+  std::string device = !a.device.empty() ? a.device : default_device("");
+  pool_gpus(device, "");  // --device cuda with no GPU visible: a usage error before the work
   ScratchDir work{fs::temp_directory_path() / ("drtriton-pairs-" + std::to_string(::getpid()))};
   PairsStats stats;
 
@@ -480,26 +481,6 @@ void add_learn_commands(CLI::App& app) {
       if (status != 0) throw ExitStatus(status);
     });
   }
-}
-
-// The pool's devices: `workers` CPU workers, or that many spread over the GPUs (0: one per
-// core, at most 8 per GPU).
-std::vector<std::string> pool_devices(const std::string& device, int workers) {
-  std::vector<int> gpus = device == "cuda" ? list_gpus() : std::vector<int>{};
-  if (device == "cuda" && gpus.empty()) {
-    throw CLI::ValidationError("--device", "cuda, but nvidia-smi -L lists no GPU on this machine");
-  }
-  if (workers <= 0) {
-    int cores = default_jobs();
-    workers = gpus.empty() ? cores
-                           : static_cast<int>(gpus.size()) *
-                                 std::clamp(cores / static_cast<int>(gpus.size()), 1, 8);
-  }
-  std::vector<std::string> devices;
-  for (int w = 0; w < workers; ++w) {
-    devices.push_back(gpus.empty() ? "cpu" : "cuda:" + std::to_string(gpus[w % gpus.size()]));
-  }
-  return devices;
 }
 
 }  // namespace drtriton::cli

@@ -4,14 +4,18 @@
 // fastest cover of the program by verified fragments is a shortest path over operator
 // positions; the cover's solutions are composed into one (python -m drtriton.compose) and
 // the composition is judged as a whole against the best whole-program answer: times are
-// never assumed to add.
+// never assumed to add. With --budget the ranges are asked and judged in rounds, the whole
+// program first and the shortest fragments next, until the next round no longer fits.
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -32,7 +36,7 @@ namespace drtriton::cli {
 namespace {
 
 struct SearchArgs {
-  std::string program, out, report, cache;
+  std::string program, out, report, cache, gpus;
   double timeout = 300;
   bool no_compile_timing = false;
   SearchOptions options;
@@ -102,16 +106,12 @@ void write_fragments(const Graph& whole, int max_ops, const fs::path& dir,
   }
 }
 
-// Every edge's candidates from the policy: the edges that are programs, the whole program's
-// unless --fragments-only.
-void ask_policy(const SearchOptions& a, const json& traced, std::vector<Edge>& edges) {
-  std::vector<int> asked;
+// The candidates of the edges `asked` (the program, edge 0, first when it is among them)
+// from the policy, asked in one batch.
+void ask_policy(const SearchOptions& a, const json& traced, const std::vector<int>& asked,
+                std::vector<Edge>& edges) {
   std::vector<std::string> paths;
-  for (size_t i = a.fragments_only ? 1 : 0; i < edges.size(); ++i) {
-    if (!edges[i].error.empty()) continue;
-    asked.push_back(static_cast<int>(i));
-    paths.push_back(edges[i].task_path);
-  }
+  for (int i : asked) paths.push_back(edges[i].task_path);
   if (a.policy != "compiler") {
     std::vector<std::vector<std::string>> answers = sample_answers(a.policy, paths, a.sampling);
     for (size_t k = 0; k < asked.size(); ++k) {
@@ -153,21 +153,121 @@ VerifyRequest request_for(const SearchOptions& a, const std::string& task,
   return r;
 }
 
-// All candidates of all edges in one batch; each edge's fastest accepted one.
-void judge_candidates(const SearchOptions& a, const JudgeFn& judge, std::vector<Edge>& edges) {
+// The candidates of the edges `asked` in one batch; each edge's fastest accepted one. Returns
+// the number judged.
+int judge_candidates(const SearchOptions& a, const JudgeFn& judge, const std::vector<int>& asked,
+                     std::vector<Edge>& edges) {
   std::vector<VerifyRequest> requests;
-  for (const Edge& e : edges)
-    for (const std::string& c : e.candidates) requests.push_back(request_for(a, e.task, c, false));
+  for (int i : asked)
+    for (const std::string& c : edges[i].candidates)
+      requests.push_back(request_for(a, edges[i].task, c, false));
   info() << "drtriton search: judging " << requests.size() << " candidates on " << a.device << "\n";
   std::vector<json> verdicts = requests.empty() ? std::vector<json>{} : judge(requests);
   size_t k = 0;
-  for (Edge& e : edges) {
-    for (size_t i = 0; i < e.candidates.size(); ++i) e.verdicts.push_back(verdicts[k++]);
+  for (int i : asked) {
+    Edge& e = edges[i];
+    for (size_t c = 0; c < e.candidates.size(); ++c) e.verdicts.push_back(verdicts[k++]);
     e.best = fastest_accepted(e.verdicts);
     if (e.best >= 0) e.best_ms = candidate_ms(e.verdicts[e.best]);
     if (e.best < 0 && e.error.empty() && !e.verdicts.empty())
       e.error = "rejected: " + one_line(e.verdicts[0].value("reason", "?"));
   }
+  return static_cast<int>(requests.size());
+}
+
+// One round of the search: ranges asked in one batch, then judged in one batch.
+struct Round {
+  int ranges = 0, candidates = 0;
+  double ask_s = 0, judge_s = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The edges to ask, in rounds that leave a useful search wherever a budget stops it: the
+// whole program first (an answer on its own), then the fragments by length, shortest first
+// (fragments of one operator cover the program alone, longer ones fuse more). Without a
+// budget, one round: one batch for the policy and one for the pool, which is faster.
+std::vector<std::vector<int>> plan_rounds(const std::vector<Edge>& edges, bool budgeted) {
+  std::vector<std::vector<int>> rounds;
+  if (edges[0].error.empty()) rounds.push_back({0});
+  std::map<int, std::vector<int>> by_length;  // edges come ordered by where they begin
+  for (size_t i = 1; i < edges.size(); ++i)
+    if (edges[i].error.empty()) by_length[edges[i].end - edges[i].begin].push_back(i);
+  for (auto& [length, ids] : by_length) rounds.push_back(ids);
+  if (budgeted || rounds.size() < 2) return rounds;
+  std::vector<int> all;
+  for (const std::vector<int>& r : rounds) all.insert(all.end(), r.begin(), r.end());
+  return {all};
+}
+
+// Judging runs in waves of `workers` candidates at once.
+double waves(double candidates, int workers) {
+  return std::max(1.0, std::ceil(candidates / std::max(1, workers)));
+}
+
+// Seconds `ranges` more ranges should take, going by the last round: asking in proportion to
+// its ranges; judging as many candidates per range as it had, each wave of them as long as
+// one of its waves.
+double estimate_s(const Round& last, int ranges, int workers) {
+  double candidates = static_cast<double>(last.candidates) / last.ranges * ranges;
+  return last.ask_s / last.ranges * ranges +
+         last.judge_s / waves(last.candidates, workers) * waves(candidates, workers);
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+// Asks and judges the rounds in order. With a budget, a round after the first takes only
+// as many of its ranges as the estimate says fit in what is left, less a reserve for the
+// finalists (the longest wave so far: they are one wave); the rest of it becomes the next
+// round, estimated from this one's times. The search stops when not one range fits: the
+// skipped edges, in the order they would have come, say so. `trace_s`: what the whole
+// program's trace took, the compiler's asking for it.
+std::vector<int> ask_and_judge(const SearchOptions& a, const json& traced, double trace_s,
+                               const JudgeFn& judge, std::vector<Edge>& edges,
+                               std::vector<Round>& done) {
+  std::vector<std::vector<int>> rounds = plan_rounds(edges, a.budget_s > 0);
+  std::vector<int> skipped;
+  double reserve_s = 0;
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    std::vector<int> batch = rounds[r];
+    if (a.budget_s > 0 && !done.empty()) {
+      double left_s = a.budget_s - seconds_since(a.started) - reserve_s;
+      size_t fit = batch.size();
+      while (fit > 0 && estimate_s(done.back(), static_cast<int>(fit), a.workers) > left_s) --fit;
+      if (verbose()) {
+        info() << "  round " << done.size() << ": " << fit << " of " << batch.size()
+               << " ranges fit in " << seconds_text(left_s) << " (" << seconds_text(reserve_s)
+               << " kept for the finalists)\n";
+      }
+      if (fit == 0) {
+        for (size_t later = r; later < rounds.size(); ++later)
+          skipped.insert(skipped.end(), rounds[later].begin(), rounds[later].end());
+        break;
+      }
+      if (fit < batch.size()) {
+        rounds.insert(rounds.begin() + r + 1, std::vector<int>(batch.begin() + fit, batch.end()));
+        batch.resize(fit);
+      }
+    }
+    Round round;
+    round.ranges = static_cast<int>(batch.size());
+    auto begun = std::chrono::steady_clock::now();
+    ask_policy(a, traced, batch, edges);
+    round.ask_s = seconds_since(begun) + (a.policy == "compiler" && batch[0] == 0 ? trace_s : 0);
+    begun = std::chrono::steady_clock::now();
+    round.candidates = judge_candidates(a, judge, batch, edges);
+    round.judge_s = seconds_since(begun);
+    reserve_s = std::max(reserve_s, round.judge_s / waves(round.candidates, a.workers));
+    done.push_back(round);
+  }
+  for (int i : skipped) edges[i].error = "not asked: the budget ran out";
+  return skipped;
 }
 
 // The fastest cover of positions 0..n by edges with an accepted candidate (Dijkstra on a
@@ -291,6 +391,14 @@ void print_report(const json& r, const std::string& out, const std::string& repo
                                                 : "rejected: " + one_line(v.value("reason", "?"));
     std::printf("%-9s %s\n", f["name"].get<std::string>().c_str(), what.c_str());
   }
+  if (r["budget_s"].is_number()) {
+    std::string hit = r["budget_hit"].get<bool>()
+                          ? "hit, " + std::to_string(r["skipped"].size()) + " ranges left unasked"
+                          : "not hit";
+    std::printf("budget %g s: %s (%zu round%s, %.1f s in all)\n", r["budget_s"].get<double>(),
+                hit.c_str(), r["rounds"].size(), r["rounds"].size() == 1 ? "" : "s",
+                r["seconds"].get<double>());
+  }
   std::printf("chosen: %s -> %s (%s eager, %s torch.compile); report %s\n",
               r["chosen"].get<std::string>().c_str(), out.c_str(),
               ratio_text(r, "speedup_eager").c_str(), ratio_text(r, "speedup_compile").c_str(),
@@ -298,6 +406,7 @@ void print_report(const json& r, const std::string& out, const std::string& repo
 }
 
 void run_search(SearchArgs a) {
+  a.options.started = std::chrono::steady_clock::now();
   if (!has_extension(a.program, ".py")) {
     throw CliError(a.program + ": search reads the program's source (.py), not a traced graph");
   }
@@ -306,7 +415,7 @@ void run_search(SearchArgs a) {
   check_output_path(out);
   check_output_path(report);
   read_file(a.program);  // a missing program: named before anything starts
-  if (a.options.device.empty() && list_gpus().empty()) {
+  if (a.options.device.empty() && default_device(a.gpus) == "cpu") {
     json traced = load_traced(a.program);
     write_output(out, compiler_answers(traced, a.program, 1, 0).front());
     info() << "drtriton search: " << a.program << " -> " << out
@@ -316,10 +425,10 @@ void run_search(SearchArgs a) {
   }
   if (a.options.device.empty()) a.options.device = "cuda";
   if (a.no_compile_timing) a.options.time_compile = false;
-  JudgeFn judge = [&](const std::vector<VerifyRequest>& requests) {
-    return verify_many(requests, a.cache, a.timeout);
-  };
-  SearchOutcome found = search_program(a.program, a.options, judge);
+  PoolJudge judge(pool_devices(pool_gpus(a.options.device, a.gpus), 0), a.cache, a.timeout);
+  a.options.workers = judge.workers();
+  judge.start();  // the workers' start is no round's: it would inflate the budget's estimates
+  SearchOutcome found = search_program(a.program, a.options, std::ref(judge));
   if (!found.error.empty()) {
     write_output(report, found.report.dump(1) + "\n");
     throw CliError(found.error + "; report " + report);
@@ -332,10 +441,19 @@ void run_search(SearchArgs a) {
 
 }  // namespace
 
+std::string budget_error(const std::string& seconds) {
+  char* end = nullptr;
+  double s = std::strtod(seconds.c_str(), &end);
+  bool ok = !seconds.empty() && *end == '\0' && std::isfinite(s) && s > 0;
+  return ok ? "" : "expected seconds above 0, got '" + seconds + "'";
+}
+
 SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                              const JudgeFn& judge) {
   std::string task = read_file(program);
+  auto begun = std::chrono::steady_clock::now();
   json traced = load_traced(program);
+  double trace_s = seconds_since(begun);
   Graph whole = import_traced(traced);
   int n = static_cast<int>(whole.nodes().size());
 
@@ -353,8 +471,12 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
   write_fragments(whole, a.max_ops, dir, edges);
   info() << "drtriton search: " << program << ": " << n << " operators, " << edges.size() - 1
          << " fragments of 1 to " << a.max_ops << "\n";
-  ask_policy(a, traced, edges);
-  judge_candidates(a, judge, edges);
+  std::vector<Round> rounds;
+  std::vector<int> skipped = ask_and_judge(a, traced, trace_s, judge, edges, rounds);
+  if (!skipped.empty()) {
+    info() << "drtriton search: the budget (" << a.budget_s << " s) leaves " << skipped.size()
+           << " of " << edges.size() << " ranges unasked\n";
+  }
 
   SearchOutcome found;
   std::vector<int> cover = fastest_cover(edges, n);
@@ -412,6 +534,14 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
     candidates += static_cast<int>(e.candidates.size());
     for (const json& v : e.verdicts) accepted += v.value("passed", false);
   }
+  json skipped_json = json::array(), rounds_json = json::array();
+  for (int i : skipped) skipped_json.push_back({edges[i].begin, edges[i].end});
+  for (const Round& r : rounds) {
+    rounds_json.push_back({{"ranges", r.ranges},
+                           {"candidates", r.candidates},
+                           {"ask_s", r.ask_s},
+                           {"judge_s", r.judge_s}});
+  }
   auto from_verdict = [&](const char* key) {
     return found.verdict.is_object() ? found.verdict.value(key, json()) : json();
   };
@@ -431,7 +561,12 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                   {"chosen", found.chosen.empty() ? json() : json(found.chosen)},
                   {"error", found.error.empty() ? json() : json(found.error)},
                   {"speedup_eager", from_verdict("speedup_eager")},
-                  {"speedup_compile", from_verdict("speedup_compile")}};
+                  {"speedup_compile", from_verdict("speedup_compile")},
+                  {"budget_s", a.budget_s > 0 ? json(a.budget_s) : json()},
+                  {"budget_hit", !skipped.empty()},
+                  {"skipped", skipped_json},
+                  {"rounds", rounds_json},
+                  {"seconds", seconds_since(a.started)}};
   return found;
 }
 
@@ -452,6 +587,7 @@ void add_search_commands(CLI::App& app) {
                    "Verify on cpu (Triton's interpreter) or cuda (default: cuda if there is a "
                    "GPU; without one, the compiler's solution is written unsearched)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  add_gpus_option(*search, a->gpus);
   search
       ->add_option("--max-ops", a->options.max_ops,
                    "The longest fragment, in operators (default 5)")
@@ -461,6 +597,12 @@ void add_search_commands(CLI::App& app) {
                    "Candidates per fragment from the compiler: its defaults and other codegen "
                    "knobs (default 2)")
       ->check(CLI::Range(1, 16));
+  search
+      ->add_option("--budget", a->options.budget_s,
+                   "Seconds of wall time for the search (default: no limit): the whole program "
+                   "is asked first, then fragments by length, shortest first; a round starts only "
+                   "when its estimated time fits, and the finalists are always judged")
+      ->check(budget_error);
   search
       ->add_option("--policy", a->options.policy,
                    "Who answers each fragment: compiler (default), model:CKPT or "

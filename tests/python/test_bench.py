@@ -127,14 +127,15 @@ def test_bad_input_is_named(suite, tmp_path):
 
 def test_search_gives_each_program_a_searched_row(tmp_path):
     """--search: the program goes through the test-time search (fragments of up to two
-    operators here), judged by the bench's pool; a second run has nothing left to do and
-    prints the same table; a folder of plain rows is not resumed with --search."""
+    operators here, under a budget so small that only the whole program is asked), judged by
+    the bench's pool; a second run has nothing left to do and prints the same table; a folder
+    of plain rows is not resumed with --search."""
     programs = tmp_path / "programs"
     programs.mkdir()
     shutil.copy(os.path.join(ROOT, "tests", "python", "programs", "search", "linear_gelu_softmax.py"),
                 programs / "linear_gelu_softmax.py")
     args = ("programs", "--out", "out", "--search", "--max-ops", "2", "--variants", "1",
-            "--no-kernelbench")
+            "--budget", "0.001", "--no-kernelbench")
     r = bench(*args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     row = rows(tmp_path)["linear_gelu_softmax"]
@@ -142,7 +143,9 @@ def test_search_gives_each_program_a_searched_row(tmp_path):
     search = row["search"]
     assert search["operators"] == 4 and search["chosen"] in ("whole", "composed")
     assert search["cover"][0][0] == 0 and search["cover"][-1][1] == 4
-    assert json.loads(open(os.path.join(tmp_path, search["report"])).read())["cover_sum_ms"] > 0
+    report = json.loads(open(os.path.join(tmp_path, search["report"])).read())
+    assert report["cover_sum_ms"] > 0 and report["budget_s"] == 0.001
+    assert search["budget_hit"] is True and len(report["skipped"]) == 7
     assert (tmp_path / "out" / "solutions" / "linear_gelu_softmax.py").exists()
     again = bench(*args, cwd=tmp_path)
     assert again.returncode == 0 and "1 done before, 0 to do" in again.stderr

@@ -102,3 +102,35 @@ def test_verify_blames_a_broken_task_with_exit_2(tmp_path):
     # (after any warning the worker pool printed while starting)
     assert (f"{tmp_path / 'task.py'}: the task is at fault, not the candidate: task: no Model"
             in result.stderr.decode().splitlines())
+
+
+SEARCH_PROGRAM = "tests/python/programs/search/linear_gelu_softmax.py"
+
+
+@pytest.mark.parametrize("command", [["search", SEARCH_PROGRAM, "-o"],
+                                     ["convert", SEARCH_PROGRAM, "-o"],
+                                     ["bench", "examples", "--out"]])
+def test_gpus_names_only_gpus_that_are_visible(command, fake_gpus, tmp_path):
+    out = tmp_path / "out"
+
+    def gpus_error(*extra, env=fake_gpus):
+        result = subprocess.run([BIN, *command, str(out), *extra], cwd=ROOT, capture_output=True,
+                                text=True, timeout=120, env=env)
+        assert result.returncode == 2, result.stderr
+        assert not out.exists()
+        return result.stderr.splitlines()[0]
+
+    if not os.path.exists(BIN):
+        pytest.skip(f"{BIN} is not built (run make build)")
+    assert gpus_error("--gpus", "") == "--gpus: expected GPU indices like 0,1, got ''"
+    assert gpus_error("--gpus", "0,2") == "--gpus: GPU 2 is not visible (GPUs 0 to 1 are)"
+    # CUDA renumbers what CUDA_VISIBLE_DEVICES keeps from 0, as the workers will see it
+    assert (gpus_error("--gpus", "1", env=dict(fake_gpus, CUDA_VISIBLE_DEVICES="1"))
+            == "--gpus: GPU 1 is not visible (only GPU 0 is)")
+    hidden = dict(fake_gpus, CUDA_VISIBLE_DEVICES="")
+    assert gpus_error("--gpus", "0", env=hidden) == (
+        "--gpus: GPU 0 is not visible (nvidia-smi -L lists none, or CUDA_VISIBLE_DEVICES "
+        "hides them)")
+    assert gpus_error("--device", "cuda", env=hidden) == (
+        "--device: cuda, but no GPU is visible (nvidia-smi -L lists none, or "
+        "CUDA_VISIBLE_DEVICES hides them)")

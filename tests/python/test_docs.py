@@ -1,6 +1,7 @@
 """The documentation stands alone and stays in sync with the code (a few seconds).
 
 - docs/operators.md is what scripts/ops_doc.py writes from `drtriton ops` now.
+- Each command's options in docs/cli.md are its `--help` text now, verbatim.
 - No user-facing page (README.md, docs/, the source folders' and tests' README.md files)
   points to the internal design notes (DESIGN.md, OPS.md) or to issue numbers, which
   readers of the repository cannot see.
@@ -93,6 +94,36 @@ def test_ops_doc_check_flag():
     r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "ops_doc.py"), "--check",
                         "--bin", BIN], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def cli_help_blocks():
+    """(command, the help text docs/cli.md shows for it): in each `## COMMAND` section, the
+    code block whose second line is `Usage: build/drtriton COMMAND ...`."""
+    blocks, section = [], None
+    lines = open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8").read().split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            section = line[3:].strip()
+        if (line == "```" and section and i + 2 < len(lines)
+                and lines[i + 2].startswith(f"Usage: build/drtriton {section} ")):
+            end = lines.index("```", i + 1)
+            blocks.append((section, "\n".join(lines[i + 1:end])))
+    return blocks
+
+
+def test_cli_doc_shows_each_commands_help_as_it_is():
+    if not os.path.exists(BIN):
+        pytest.skip(f"{BIN} is not built (run make build)")
+    blocks = cli_help_blocks()
+    assert len(blocks) >= 12
+    stale = []
+    for command, shown in blocks:
+        # argv[0] as the page writes it: CLI11 prints it in the usage line
+        now = subprocess.run(["build/drtriton", command, "--help"], executable=BIN,
+                             capture_output=True, text=True).stdout.rstrip("\n")
+        if now != shown:
+            stale.append(command)
+    assert not stale, f"docs/cli.md shows an old --help of: {', '.join(stale)}"
 
 
 def test_no_pointers_to_internal_notes_or_issues():

@@ -65,12 +65,19 @@ def test_fragments_only_composes_a_verified_solution(tmp_path):
     assert verify.returncode == 0, verify.stdout[-2000:] + verify.stderr[-2000:]
 
 
-def test_whole_program_answers_compete_with_the_cover(tmp_path):
-    out, report = tmp_path / "sol.py", tmp_path / "report.json"
+@pytest.fixture(scope="module")
+def unbudgeted(tmp_path_factory):
+    """A search with no budget: its run and report, shared by the tests that compare."""
+    tmp = tmp_path_factory.mktemp("unbudgeted")
+    out, report = tmp / "sol.py", tmp / "report.json"
     run = drtriton("search", PROGRAM, "--device", "cpu", "--max-ops", "1", "--variants", "2",
                    "--no-compile-timing", "-o", out, "--report", report)
     assert run.returncode == 0, run.stderr
-    r = json.loads(report.read_text())
+    return run, json.loads(report.read_text()), out
+
+
+def test_whole_program_answers_compete_with_the_cover(unbudgeted):
+    run, r, out = unbudgeted
     whole = r["edges"][0]
     assert (whole["begin"], whole["end"]) == (0, len(OPERATORS)) and whole["error"] is None
     assert len(whole["candidates"]) == 2  # the defaults and one other knob setting
@@ -79,6 +86,51 @@ def test_whole_program_answers_compete_with_the_cover(tmp_path):
     assert names[0] == "whole" and set(names) <= {"whole", "composed"}
     assert r["finalists"][names.index(r["chosen"])]["verdict"]["passed"]
     assert out.exists()
+    # no budget: every range asked and judged in one round
+    assert r["budget_s"] is None and r["budget_hit"] is False and r["skipped"] == []
+    assert [(k["ranges"], k["candidates"]) for k in r["rounds"]] == [(5, r["candidates"])]
+
+
+def what_was_judged(report):
+    """Each range with its error and its candidates' verdicts: what a search did, less the
+    times (which on the CPU are noise)."""
+    return [(e["begin"], e["end"], e["error"], [c["passed"] for c in e["candidates"]])
+            for e in report["edges"]]
+
+
+def test_a_tiny_budget_still_answers_with_the_whole_program(tmp_path):
+    out, report = tmp_path / "sol.py", tmp_path / "report.json"
+    run = drtriton("search", PROGRAM, "--device", "cpu", "--max-ops", "2", "--variants", "1",
+                   "--no-compile-timing", "--budget", "0.001", "-o", out, "--report", report)
+    assert run.returncode == 0, run.stderr
+    r = json.loads(report.read_text())
+    # the first round, the whole program, always runs; every fragment is left unasked,
+    # shortest first
+    assert r["budget_s"] == 0.001 and r["budget_hit"] is True
+    assert r["skipped"] == [[0, 1], [1, 2], [2, 3], [3, 4], [0, 2], [1, 3], [2, 4]]
+    assert [(k["ranges"], k["candidates"]) for k in r["rounds"]] == [(1, 1)]
+    assert all(e["error"] == "not asked: the budget ran out" and e["candidates"] == []
+               for e in r["edges"][1:])
+    # the whole program's answer, judged again as the finalist, is the solution
+    assert [e["begin"] for e in r["cover"]] == [0] and r["cover"][0]["end"] == len(OPERATORS)
+    assert r["chosen"] == "whole" and r["finalists"][0]["verdict"]["passed"]
+    assert "class ModelNew" in out.read_text()
+    assert "budget 0.001 s: hit, 7 ranges left unasked (1 round," in run.stdout
+    assert "the budget (0.001 s) leaves 7 of 8 ranges unasked" in run.stderr
+
+
+def test_a_generous_budget_searches_as_without_one(unbudgeted, tmp_path):
+    report = tmp_path / "report.json"
+    run = drtriton("search", PROGRAM, "--device", "cpu", "--max-ops", "1", "--variants", "2",
+                   "--no-compile-timing", "--budget", "3600", "-o", tmp_path / "sol.py",
+                   "--report", report)
+    assert run.returncode == 0, run.stderr
+    r = json.loads(report.read_text())
+    assert r["budget_s"] == 3600 and r["budget_hit"] is False and r["skipped"] == []
+    # in rounds (the whole program, then the fragments), but the same ranges and verdicts
+    assert [k["ranges"] for k in r["rounds"]] == [1, 4]
+    assert what_was_judged(r) == what_was_judged(unbudgeted[1])
+    assert r["chosen"] in ("whole", "composed") and "budget 3600 s: not hit" in run.stdout
 
 
 def test_bad_input_is_refused(tmp_path):

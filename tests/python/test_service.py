@@ -148,6 +148,25 @@ def test_verify_batch_keeps_order_and_runs_items_concurrently(fake_service):
     assert fake_service.request("POST", "/verify_batch", {"items": []}) == (200, {"verdicts": []})
 
 
+def test_workers_go_round_robin_over_the_listed_gpus(tmp_path, fake_gpus):
+    """--gpus 1,0 with two workers per GPU: the pool starts its workers with --device cuda:1,
+    cuda:0, cuda:1, cuda:0 (the fake worker names the device it was given in its verdicts),
+    as search, convert and bench spread theirs."""
+    service = Service(tmp_path / "verdicts.sqlite", "--gpus", "1,0", "--workers-per-gpu", "2",
+                      env=fake_gpus, device="cuda")
+    try:
+        assert service.request("GET", "/health") == (200, {"ok": True, "workers": 4})
+        items = [{"task": TASK, "candidate": f"FAKE:slow FAKE_SLOW=1 # gpus {i}",
+                  "options": {"device": "cuda"}} for i in range(4)]
+        status, body = service.request("POST", "/verify_batch", {"items": items})
+        assert status == 200
+        # four one-second items on four workers: each worker judges one
+        devices = sorted(v["device"] for v in body["verdicts"])
+        assert devices == ["fake-cuda:0", "fake-cuda:0", "fake-cuda:1", "fake-cuda:1"]
+    finally:
+        service.stop()
+
+
 @pytest.mark.parametrize("path,body,error", [
     ("/verify", "{not json", "the request body is not valid JSON"),
     ("/verify", {"task": "x"}, "missing field 'candidate'"),
