@@ -172,6 +172,7 @@ std::vector<std::string> serve_devices(const ServeArgs& a) {
 // The one thread that receives SIGINT and SIGTERM (blocked in every other thread, the
 // workers' threads included) and stops the service from outside the signal context.
 void run_serve(const ServeArgs& a) {
+  std::vector<std::string> devices = serve_devices(a);  // a usage error: before anything starts
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -179,7 +180,7 @@ void run_serve(const ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   PoolConfig config = worker_config(a.worker_command, a.sandbox);
-  config.devices = serve_devices(a);  // before the signals are blocked: a usage error exits
+  config.devices = devices;
   config.compile_timeout_s = a.compile_timeout;
   config.run_timeout_s = a.run_timeout;
   std::unique_ptr<VerdictCache> cache = open_cache(a.cache);
