@@ -10,9 +10,10 @@ running_mean, running_var and num_batches_tracked, and after .eval() the outputs
 import json
 import os
 import subprocess
-import sys
 
 import pytest
+
+import converted
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
@@ -20,18 +21,8 @@ PROGRAMS = [os.path.join(ROOT, "tests", "python", "programs", "convert", f"{name
             for name in ("batch_norm_modes", "batch_norm_cumulative", "instance_norm_running")]
 IDS = [os.path.basename(p)[:-3] for p in PROGRAMS]
 
-# Runs in a fresh interpreter with TRITON_INTERPRET=1 (set before triton is imported).
+# Runs after converted.PRELUDE (task, solution, torch), in a fresh interpreter.
 SIDE_BY_SIDE = r"""
-import importlib.util, sys
-import torch
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-task, solution = load("task", sys.argv[1]), load("solution", sys.argv[2])
 torch.manual_seed(0)
 model = task.Model(*task.get_init_inputs())
 new = solution.ModelNew(*task.get_init_inputs())
@@ -63,23 +54,12 @@ def run(*args):
 @pytest.fixture(scope="module")
 def solutions(tmp_path_factory):
     """{program path: its solution's path}."""
-    if not os.path.exists(BIN):
-        pytest.skip(f"{BIN} is not built (run make build)")
-    out = tmp_path_factory.mktemp("batch_norm")
-    paths = {}
-    for program in PROGRAMS:
-        paths[program] = str(out / os.path.basename(program))
-        r = run("convert", program, "--no-verify", "-o", paths[program])
-        assert r.returncode == 0, r.stderr
-    return paths
+    return converted.convert(PROGRAMS, tmp_path_factory.mktemp("batch_norm"))
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=IDS)
 def test_running_buffers_match_pytorch(solutions, program):
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    r = subprocess.run([sys.executable, "-c", SIDE_BY_SIDE, program, solutions[program]],
-                       capture_output=True, text=True, env=env, cwd=ROOT)
-    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+    converted.side_by_side(SIDE_BY_SIDE, program, solutions[program])
 
 
 @pytest.mark.parametrize("eval_mode", [False, True], ids=["train", "eval"])

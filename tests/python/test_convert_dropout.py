@@ -8,9 +8,10 @@ statistics), and its ModelNew is run next to the reference.
 """
 import os
 import subprocess
-import sys
 
 import pytest
+
+import converted
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
@@ -18,20 +19,10 @@ PROGRAMS = [os.path.join(ROOT, "tests", "python", "programs", "convert", f"{name
             for name in ("dropout_conv_block", "dropout_mlp")]
 IDS = [os.path.basename(p)[:-3] for p in PROGRAMS]
 
-# Runs in a fresh interpreter with TRITON_INTERPRET=1 (set before triton is imported). The
+# Runs after converted.PRELUDE (task, solution, torch), in a fresh interpreter. The
 # conv block's dropout is its last op: with the dropout's p set to 0 the reference gives the
 # values before it, so each element of a training-mode output is 0 or that value / (1-p).
 SIDE_BY_SIDE = r"""
-import importlib.util, sys
-import torch
-
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-task, solution = load("task", sys.argv[1]), load("solution", sys.argv[2])
 torch.manual_seed(0)
 model = task.Model(*task.get_init_inputs())
 new = solution.ModelNew(*task.get_init_inputs())
@@ -76,23 +67,12 @@ def run(*args):
 @pytest.fixture(scope="module")
 def solutions(tmp_path_factory):
     """{program path: its solution's path}."""
-    if not os.path.exists(BIN):
-        pytest.skip(f"{BIN} is not built (run make build)")
-    out = tmp_path_factory.mktemp("dropout")
-    paths = {}
-    for program in PROGRAMS:
-        paths[program] = str(out / os.path.basename(program))
-        r = run("convert", program, "--no-verify", "-o", paths[program])
-        assert r.returncode == 0, r.stderr
-    return paths
+    return converted.convert(PROGRAMS, tmp_path_factory.mktemp("dropout"))
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=IDS)
 def test_drops_as_pytorch_does(solutions, program):
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    r = subprocess.run([sys.executable, "-c", SIDE_BY_SIDE, program, solutions[program]],
-                       capture_output=True, text=True, env=env, cwd=ROOT)
-    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+    converted.side_by_side(SIDE_BY_SIDE, program, solutions[program])
 
 
 def test_verified_in_both_modes(solutions):
