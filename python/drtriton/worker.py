@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import glob
+import hashlib
 import hmac
 import json
 import math
@@ -192,6 +194,20 @@ class OutputLog:
         return printed, tail.decode("utf-8", "replace")
 
 
+def verifier_digest() -> str:
+    """The first 16 hex digits of a SHA-256 over the judge's own sources (this file and the
+    verifier package). It is one of the versions, so cached verdicts and reference timings,
+    whose keys hold the versions, expire when a rule changes."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = [os.path.abspath(__file__)] + sorted(
+        glob.glob(os.path.join(here, "verifier", "*.py")))
+    h = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def main(argv=None):
     args = parse_args(argv)
     owned = args.scratch is None  # a scratch directory of our own is removed on a clean exit
@@ -236,7 +252,8 @@ def serve(args):
         device = torch.device("cuda", index)
         device_name = torch.cuda.get_device_name(index)
     versions = {"torch": torch.__version__, "triton": triton.__version__,
-                "python": platform.python_version(), "cuda": torch.version.cuda}
+                "python": platform.python_version(), "cuda": torch.version.cuda,
+                "verifier": verifier_digest()}
 
     guard, take_report = sandbox.install(scratch)
     if skip_static:

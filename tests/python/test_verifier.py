@@ -5,6 +5,7 @@ worker handles give a clean verdict and the next request is served, and faults t
 hang the worker do so at the expected stage. The GPU tier is bench/verify_gpu.py (same suite)."""
 import json
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -80,7 +81,9 @@ def test_suite_is_complete():
 
 def test_ready_line_names_device_and_versions(worker):
     assert worker.ready["ready"] is True and worker.ready["device"] == "cpu"
-    assert set(worker.ready["versions"]) >= {"torch", "triton", "python", "cuda"}
+    assert set(worker.ready["versions"]) >= {"torch", "triton", "python", "cuda", "verifier"}
+    # the judge's own sources are a version: a changed rule expires cached verdicts
+    assert re.fullmatch(r"[0-9a-f]{16}", worker.ready["versions"]["verifier"])
 
 
 @pytest.mark.parametrize("case", HANDLED, ids=[c.name for c in HANDLED])
