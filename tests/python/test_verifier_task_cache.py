@@ -13,13 +13,19 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SUITE = client.load_suite(os.path.join(ROOT, "tests", "eval", "candidates"))
 BY_NAME = {c.name: c for c in SUITE}
 OFF = {"DRTRITON_TASK_CACHE_MB": "0"}
-# The cases that reach the checked sets, by task: the first of a task (and mode) makes its
-# entry, the others use it.
+# The cases that reach the checked sets, by task: the first of a task (and mode, and seed
+# where a case pins one) makes its entry, the others use it.
+
+
+def _entry_of(case):
+    return case.task, bool(case.options.get("eval_mode")), case.options.get("seed", 1234)
+
+
 COMPARED = sorted((c for c in SUITE if not c.runtime_only
                    and c.name not in ("fault_prints_megabytes", "honest_relu_scale_big")  # slow
                    and c.expect.outcome in ("passed", "rejected")
                    and c.expect.stage in (None, "correct", "timed")),
-                  key=lambda c: (c.task, bool(c.options.get("eval_mode"))))
+                  key=lambda c: _entry_of(c))
 
 
 def _worker(tmp_path_factory, name, env):
@@ -67,7 +73,7 @@ def judgement(v):
 
 def test_verdicts_with_and_without_the_task_cache_are_the_same(cold, warm):
     assert len(COMPARED) >= 12
-    entries = len({(c.task, bool(c.options.get("eval_mode"))) for c in COMPARED})
+    entries = len({_entry_of(c) for c in COMPARED})
     uses = []
     for case in COMPARED:
         without, with_cache = judge(cold, case), judge(warm, case)

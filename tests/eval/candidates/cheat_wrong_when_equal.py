@@ -1,4 +1,5 @@
-# task: row_softmax.py  expect: rejected at correct because all equal
+# task: row_softmax.py  expect: rejected at correct because all equal  options: {"seed": 1}
+# A pinned seed: on about 5% of seeds the "mostly zero" set holds a row of zeros (all equal too).
 # Class 10, structured inputs: a softmax that is wrong only for a row whose values are all
 # equal (a special case that random draws never produce).
 import torch
