@@ -26,7 +26,7 @@ namespace {
 struct ConvertArgs {
   std::string program, out, device, gpus, cache, policy = "compiler";
   bool verify = false, no_verify = false, json = false, eval_mode = false, search = false;
-  double timeout = 300;
+  double timeout = 300, budget = 0;  // budget: --search's seconds, 0: none
   Sampling sampling;
 };
 
@@ -232,8 +232,11 @@ void run_search_convert(const ConvertArgs& a, const Judging& judging) {
   o.device = judging.device;
   o.sampling = a.sampling;
   o.eval_mode = a.eval_mode;
+  o.budget_s = a.budget;
   PoolJudge judge(pool_devices(judging.gpus, 0), a.cache, a.timeout);
   o.workers = judge.workers();
+  if (o.budget_s > 0) judge.start();  // the workers' start is not in the budget
+  o.started = std::chrono::steady_clock::now();
   SearchOutcome found = search_program(a.program, o, std::ref(judge));
   if (!found.error.empty()) throw CliError(found.error + " (drtriton search --report keeps it)");
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
@@ -325,9 +328,16 @@ void add_convert_commands(CLI::App& app) {
                    "OpenAI-compatible server); of sampled answers, the fastest verified one")
       ->check(policy_spec_error);
   add_sampling_options(*convert, a->sampling);
-  convert->add_flag("--search", a->search,
-                    "Test-time search (drtriton search with its defaults): the fastest verified "
-                    "cover of the program by its fragments' answers, or the best whole answer");
+  auto* search = convert->add_flag(
+      "--search", a->search,
+      "Test-time search (drtriton search with its defaults): the fastest verified "
+      "cover of the program by its fragments' answers, or the best whole answer");
+  convert
+      ->add_option("--budget", a->budget,
+                   "With --search: seconds of wall time the search may take (default: no "
+                   "limit); see drtriton search --budget")
+      ->check(budget_error)
+      ->needs(search);
   convert->callback([a] { run_convert(*a); });
 }
 

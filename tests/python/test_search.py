@@ -4,6 +4,7 @@ and judged as a whole. CPU timings are the interpreter's, so the tests check wha
 search did, never which cover won."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -160,5 +161,12 @@ def test_convert_search_writes_the_searched_solution(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "(search: " in run.stderr and json.loads(run.stdout)["passed"] is True
     assert "class ModelNew" in out.read_text()
+    judged = int(re.search(r"(\d+) candidates judged", run.stderr).group(1))
+    # a budget the whole program's round alone overruns: its answers, and no fragment's
+    run = drtriton("convert", PROGRAM, "--search", "--budget", "0.1", "--device", "cpu",
+                   "-o", out, "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["passed"] is True
+    assert int(re.search(r"(\d+) candidates judged", run.stderr).group(1)) < judged
     run = drtriton("convert", PROGRAM, "--search", "--no-verify")
     assert run.returncode == 1 and "--search judges every fragment's answers" in run.stderr
