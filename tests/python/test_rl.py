@@ -57,6 +57,25 @@ def test_each_distinct_item_is_judged_once():
                         "verdict of y"]
 
 
+def test_a_tasks_items_go_to_one_service():
+    """So that the service's workers reuse the task's work (the verifier's task cache)."""
+    class FakeService:
+        def __init__(self):
+            self.seen = []
+
+        def post(self, path, body):
+            self.seen.append([(i["task"], i["candidate"]) for i in body["items"]])
+            return {"verdicts": [f"{i['task']}:{i['candidate']}" for i in body["items"]]}
+
+    verifier = rl.Verifier.__new__(rl.Verifier)
+    verifier.services = [FakeService(), FakeService()]
+    items = [{"task": t, "candidate": c} for t, c in
+             [("a", "1"), ("b", "2"), ("a", "3"), ("c", "4"), ("b", "5")]]
+    assert verifier.spread(items) == ["a:1", "b:2", "a:3", "c:4", "b:5"]  # in order
+    assert verifier.services[0].seen == [[("a", "1"), ("a", "3"), ("c", "4")]]
+    assert verifier.services[1].seen == [[("b", "2"), ("b", "5")]]
+
+
 @pytest.mark.parametrize("algo", ["drpo", "grpo"])
 def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
     out = str(tmp_path / algo)

@@ -129,13 +129,21 @@ class Verifier:
         return results
 
     def spread(self, items: list[dict]) -> list[dict]:
-        """The verdicts of `items`, judged by all the services at once."""
+        """The verdicts of `items`, judged by all the services at once. A task's items go to
+        one service (tasks dealt round robin), whose workers then reuse that task's work
+        (the verifier's task cache) instead of each service redoing it."""
         n = len(self.services)
+        service_of: dict[str, int] = {}
+        shares: list[list[int]] = [[] for _ in range(n)]
+        for i, item in enumerate(items):
+            shares[service_of.setdefault(item["task"], len(service_of) % n)].append(i)
         with ThreadPoolExecutor(n) as pool:
-            answers = list(pool.map(self.post, self.services, [items[k::n] for k in range(n)]))
+            answers = list(pool.map(self.post, self.services,
+                                    [[items[i] for i in share] for share in shares]))
         verdicts = [None] * len(items)
-        for k, chunk in enumerate(answers):
-            verdicts[k::n] = chunk
+        for share, chunk in zip(shares, answers):
+            for i, verdict in zip(share, chunk):
+                verdicts[i] = verdict
         return verdicts
 
     @staticmethod
