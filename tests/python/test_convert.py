@@ -25,8 +25,6 @@ PROGRAMS = sorted(glob.glob(os.path.join(ROOT, "examples", "*.py")) +
                   glob.glob(os.path.join(ROOT, "tests", "python", "programs", "convert", "*.py")))
 # Cases known to be rejected, with why; each must still be rejected (then this list is stale).
 KNOWN_REJECTED = {
-    "max_pool1d": "torch.export specializes the pooled length to the traced 16, so the "
-                  "solution's sizes are fixed there and the run on length 15 fails",
     # Degenerate synthetic programs (issue 10): the output does not depend on one kernel's
     # work, so the no-op test rightly rejects every candidate.
     "synth_p000006": "the output does not depend on the adaptive_avg_pool2d kernel",
