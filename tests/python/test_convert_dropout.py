@@ -13,8 +13,7 @@ import pytest
 
 import converted
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
+ROOT, BIN = converted.ROOT, converted.BIN
 PROGRAMS = [os.path.join(ROOT, "tests", "python", "programs", "convert", f"{name}.py")
             for name in ("dropout_conv_block", "dropout_mlp")]
 IDS = [os.path.basename(p)[:-3] for p in PROGRAMS]
