@@ -501,10 +501,15 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
         info() << "drtriton search: " << compose_error << "\n";
       }
     }
+    // Without torch.compile timed, the whole-program finalist's request is the one its round
+    // made: that verdict stands, and only the composition is judged.
+    bool whole_judged = !a.time_compile && edges[0].best >= 0;
     std::vector<VerifyRequest> requests;
-    for (const auto& [name, source] : finalists)
-      requests.push_back(request_for(a, task, source, a.time_compile));
+    for (size_t i = whole_judged ? 1 : 0; i < finalists.size(); ++i)
+      requests.push_back(request_for(a, task, finalists[i].second, a.time_compile));
     if (!requests.empty()) final_verdicts = judge(requests);
+    if (whole_judged)
+      final_verdicts.insert(final_verdicts.begin(), edges[0].verdicts[edges[0].best]);
     int chosen = fastest_accepted(final_verdicts);
     if (finalists.empty()) {
       found.error = program + ": " + compose_error;
