@@ -35,6 +35,26 @@ std::vector<int> visible_gpus(int listed, const char* cuda_visible_devices) {
   return gpus;
 }
 
+std::string physical_gpu_name(const std::string& device, const char* cuda_visible_devices) {
+  std::string index = device.substr(device.find(':') + 1);
+  std::string name = index;
+  if (cuda_visible_devices && std::all_of(index.begin(), index.end(), ::isdigit) &&
+      !index.empty() && index.size() < 6) {
+    std::istringstream entries(cuda_visible_devices);
+    std::string e;
+    for (int i = 0; std::getline(entries, e, ','); ++i) {
+      if (i == std::stoi(index)) {
+        name = e;
+        break;
+      }
+    }
+  }
+  std::string kept;
+  for (unsigned char c : name)
+    if (std::isalnum(c) || c == '-') kept += static_cast<char>(c);
+  return kept.empty() ? "0" : kept;
+}
+
 std::vector<int> parse_gpu_list(const std::string& text) {
   auto bad = [&] {
     return std::invalid_argument("expected GPU indices like 0,1, got '" + text + "'");

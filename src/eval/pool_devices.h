@@ -23,6 +23,12 @@ std::vector<int> parse_gpu_list(const std::string& text);
 // `workers` devices, spread round robin over `gpus` ("cuda:0", "cuda:1", "cuda:0", ...), so
 // any prefix of the pool is as even as it can be; all "cpu" when `gpus` is empty.
 std::vector<std::string> spread_workers(const std::vector<int>& gpus, int workers);
+// The name of the physical GPU behind `device` ("cuda:1"), the same in every process of the
+// machine whatever its CUDA_VISIBLE_DEVICES (null: unset): that list's entry for the index
+// (an index of CUDA's order, or a "GPU-..." / "MIG-..." UUID), else the index itself; only
+// letters, digits and '-' kept, so that it can name a file. The per-GPU timing lock is
+// named by it: two services that see one GPU under different indices share its lock.
+std::string physical_gpu_name(const std::string& device, const char* cuda_visible_devices);
 // The workers of a pool when the user names no number: one per core on the CPU; on GPUs,
 // the cores shared among them, from 1 to 8 per GPU.
 int default_workers(int gpus, int cores);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "eval/pool_devices.h"
 #include "eval/sha256.h"
 #include "eval/verdict.h"
 
@@ -88,10 +89,10 @@ json authentic_line(const std::string& line, const std::string& key, uint64_t id
 
 // The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
 // here because a sandboxed worker cannot create files outside its scratch folder; shared by
-// every service on the machine.
+// every service on the machine, named by the physical GPU.
 std::string gpu_lock_file(const std::string& device) {
-  std::string index = device.substr(device.find(':') + 1);
-  std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + index + ".lock")).string();
+  std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
+  std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd >= 0) {
     ::fchmod(fd, 0666);  // whoever made it first, every service's workers may lock it

@@ -26,6 +26,15 @@ TEST(PoolDevices, DefaultWorkersShareTheCoresAtMostEightPerGpu) {
   EXPECT_EQ(default_workers(0, 0), 1);   // an unknown core count is one
 }
 
+TEST(PoolDevices, APhysicalGpuIsNamedAlikeUnderAnyVisibleList) {
+  EXPECT_EQ(physical_gpu_name("cuda:1", nullptr), "1");
+  EXPECT_EQ(physical_gpu_name("cuda:0", "3,1"), "3");
+  EXPECT_EQ(physical_gpu_name("cuda:1", "3,1"), "1");
+  EXPECT_EQ(physical_gpu_name("cuda:1", "1"), "1");  // past the list: CUDA fails, the name stays
+  EXPECT_EQ(physical_gpu_name("cuda:0", "GPU-5f25/../x,2"), "GPU-5f25x");  // a file name only
+  EXPECT_EQ(physical_gpu_name("cuda:0", "MIG-ab12,2"), "MIG-ab12");
+}
+
 TEST(PoolDevices, AGpuListIsWholeNumbersEachOnce) {
   EXPECT_EQ(parse_gpu_list("0"), std::vector<int>{0});
   EXPECT_EQ(parse_gpu_list("2,0,1"), (std::vector<int>{2, 0, 1}));

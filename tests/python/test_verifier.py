@@ -509,3 +509,14 @@ def test_rounding_noise_is_judged_against_more_than_one_sample_of_it():
     others = nudged_answers(sums, x, generator)
     (err, _, bound), = compare.check_output(wrong, sums(x), sums(x.double()), others)
     assert err > bound
+
+
+def test_a_hand_started_worker_names_the_gpu_lock_as_the_service_does(monkeypatch):
+    # src/eval/pool_devices.h physical_gpu_name: tests/eval/pool_devices_test.cpp has the cases
+    from drtriton.verifier.timing import physical_gpu_name
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert physical_gpu_name(1) == "1"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
+    assert (physical_gpu_name(0), physical_gpu_name(1)) == ("3", "1")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-5f25/../x,2")
+    assert physical_gpu_name(0) == "GPU-5f25x"

@@ -184,6 +184,15 @@ class CpuTimer:
         return runs >= CPU_RUNS
 
 
+def physical_gpu_name(index):
+    """The physical GPU behind CUDA index `index`, as src/eval/pool_devices.h's
+    physical_gpu_name names it: CUDA_VISIBLE_DEVICES's entry for it, else the index."""
+    entries = os.environ.get("CUDA_VISIBLE_DEVICES")
+    entries = entries.split(",") if entries is not None else []
+    name = entries[index] if index < len(entries) else str(index)
+    return "".join(c for c in name if c.isascii() and (c.isalnum() or c == "-")) or "0"
+
+
 class GpuLock:
     """Exclusive lock on one GPU's timed runs, shared by every worker on the machine. The
     service makes the lock file and names it in DRTRITON_GPU_LOCK (a sandboxed worker cannot
@@ -201,8 +210,9 @@ class GpuLock:
         path = os.environ.get("DRTRITON_GPU_LOCK")
         if path:
             self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        else:  # a worker started by hand (verifier/client.py)
-            self.fd = os.open(f"/tmp/drtriton-gpu-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        else:  # a worker started by hand (verifier/client.py): the service's name for the file
+            self.fd = os.open(f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock",
+                              os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
         self.wait_s = self.held_s = 0.0
         self.since = None  # when this worker took the lock; None while another may hold it
         self.runs = 0
