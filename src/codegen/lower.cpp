@@ -315,9 +315,12 @@ class Lowering {
   void lower_scan(const Node& n);
   void lower_attention(const Node& n);
   ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
-  // `element` gives the reduced value at an index of `in` (default: `in`'s own value).
+  // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
+  // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a
+  // normalization, or a reduction's own output type (fp16 rounds once, from fp32, at the store).
   std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
-                                        const Node& n, const Element& element = nullptr);
+                                        const Node& n, const Element& element = nullptr,
+                                        DType result = DType::F32);
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;
 
@@ -1086,7 +1089,7 @@ Recipe recipe_of(const std::string& what) {
 
 std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId in,
                                                 const ReducePlan& plan, const Node& n,
-                                                const Element& element) {
+                                                const Element& element, DType result) {
   Recipe recipe = recipe_of(what);
   // The traced sizes decide: fewer rows than a GPU has room for, each long.
   bool split = recipe.splittable && plan.traced_rows < 1024 && plan.traced_cols >= 8192;
@@ -1212,7 +1215,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
       plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
-  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : DType::F32;
+  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : result;
   auto store_results = [&](Kernel& kk, const std::vector<std::string>& results) {
     std::vector<std::string> vars;
     for (const std::string& r : results) {
@@ -1311,7 +1314,8 @@ void Lowering::lower_reduction(const Node& n) {
     default: throw IrError("codegen: no lowering for " + n.schema().name);
   }
   ReducePlan plan = plan_dims(in, dims);
-  std::vector<std::string> vars = stats_kernel(what, in, plan, n);
+  std::vector<std::string> vars =
+      stats_kernel(what, in, plan, n, nullptr, g_.value(n.output).type.dtype);
   // The statistic's buffer holds the rows in the output's order; view it in its shape.
   std::string var = vars[0];
   forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(n.output)) + ")");
@@ -1334,7 +1338,8 @@ void Lowering::lower_global_pool(const Node& n) {
   int spatial = static_cast<int>(attr_ints(n.attrs, "output_size").size());
   std::vector<int> dims;
   for (int d = rank - spatial; d < rank; ++d) dims.push_back(d);
-  std::string var = stats_kernel("mean", in, plan_dims(in, dims), n)[0];
+  std::string var =
+      stats_kernel("mean", in, plan_dims(in, dims), n, nullptr, g_.value(n.output).type.dtype)[0];
   forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(n.output)) + ")");
   buffers_[n.output] = {var, true};
 }

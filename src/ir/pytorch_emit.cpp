@@ -135,6 +135,7 @@ class Emitter {
     }
     for (ValueId p : g_.params()) declare_param(p);
     for (size_t i = 0; i < g_.nodes().size(); ++i) emit_node(static_cast<int>(i));
+    match_input_precision();
     return assemble();
   }
 
@@ -595,6 +596,25 @@ class Emitter {
     if (var.empty()) var = fresh_variable(out.name);
     var_[node.output] = var;
     forward_lines_.push_back(var + " = " + rhs);
+  }
+
+  // Modules build their parameters in fp32: in a program whose floating inputs are all fp16
+  // (or all bf16), the model moves to that precision at the end of __init__, as
+  // `model.half()` would, unless a parameter declared with its own type says otherwise.
+  void match_input_precision() {
+    DType half = DType::F32;
+    for (ValueId v : g_.inputs()) {
+      DType d = g_.value(v).type.dtype;
+      if (!is_floating(d)) continue;
+      if ((d != DType::F16 && d != DType::BF16) || (half != DType::F32 && half != d)) return;
+      half = d;
+    }
+    if (half == DType::F32 || modules_.size() <= 1) return;
+    for (ValueId p : declared_params_) {
+      DType d = g_.value(p).type.dtype;
+      if (is_floating(d) && d != half) return;
+    }
+    init_lines_.push_back("self.to(" + std::string(dtype_torch_name(half)) + ")");
   }
 
   // ---- The file ----------------------------------------------------------------------
