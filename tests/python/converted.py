@@ -45,3 +45,12 @@ def side_by_side(script, program, solution):
     r = subprocess.run([sys.executable, "-c", PRELUDE + script, program, solution],
                        capture_output=True, text=True, env=env, cwd=ROOT)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
+def verifier_service(device):
+    """One verifier service on `device` for a batch of tests' candidates; on the CPU up to four
+    workers with a long run timeout (Triton's interpreter takes minutes on a long program)."""
+    from drtriton.service_client import Service
+    workers = [] if device == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1))),
+                                           "--run-timeout", "900"]
+    return Service(BIN, "--device", device, *workers, cwd=ROOT, ready_s=120)

@@ -111,11 +111,8 @@ def test_every_solution_passes_the_verifier(compiled, tmp_path):
             names.append(name)
             items.append({"task": task, "candidate": sol,
                           "options": {"device": DEVICE, "compile": False, "seed": 7}})
-    from drtriton.service_client import Service
-    # Triton's interpreter is slow: a long program takes minutes for all the input sets.
-    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1))),
-                                           "--run-timeout", "900"]
-    with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=120) as service:
+    from converted import verifier_service
+    with verifier_service(DEVICE) as service:
         verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
         # The timed stage checks a random sample of its runs, each on fresh input values, so a
         # program whose error sits at the 1e-6 floor (a layer norm over a few nearly equal

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from converted import BIN, ROOT
+from converted import BIN, ROOT, verifier_service
 
 DEVICE = os.environ.get("DRTRITON_TEST_DEVICE", "cpu")
 OP_CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "ir", "op_cases", "*.ir")))
@@ -79,10 +79,7 @@ def test_every_half_case_passes_the_verifier(compiled):
             keys.append(key)
             items.append({"task": task, "candidate": sol,
                           "options": {"device": DEVICE, "compile": False, "seed": 7}})
-    from drtriton.service_client import Service
-    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1))),
-                                           "--run-timeout", "900"]
-    with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=120) as service:
+    with verifier_service(DEVICE) as service:
         verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
     for key, v in zip(keys, verdicts):
         if not v["passed"]:
