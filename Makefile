@@ -63,7 +63,7 @@ test-cpp:
 test-python:
 	@echo "===== Python tests (pytest) ====="
 	@if [ ! -d tests/python ]; then echo "no tests/python folder: no Python tests run"; exit 0; fi; \
-	rc=0; $(PY) -m pytest -q tests/python $(PYTEST_ARGS) || rc=$$?; \
+	rc=0; $(PY) -m pytest -q --durations=25 tests/python $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ] && [ -z "$$(find tests/python -name 'test_*.py' -o -name '*_test.py' | head -n 1)" ]; then \
 	  echo "tests/python has no test files yet: no Python tests run"; rc=0; \
 	elif [ $$rc -eq 5 ]; then \
