@@ -500,7 +500,10 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;
     for (ValueId in : n.inputs) args.push_back(emit(k, in, broadcast_index(in, out, idx)));
-    return k.assign(pointwise_formula(n, args, helpers_));
+    // A number computed from sizes (`x / x.size(0)`) is a kernel argument, like a dim.
+    std::map<std::string, std::string> scalars;
+    for (const auto& [attr, expr] : n.sym_attrs) scalars[attr] = k.size(dim_var(expr));
+    return k.assign(pointwise_formula(n, args, helpers_, scalars));
   }
   if (s.category == Category::Anchor) {  // library result plus its bias
     std::string acc = load(k, raw_.at(out), out, idx);
@@ -1812,11 +1815,12 @@ std::string Lowering::header(const std::string& body) {
   s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
        "import triton.language as tl\n";
   if (!options_.init_support.empty()) s << "\n\n" << options_.init_support << "\n";
-  auto calls = [&](const std::string& helper) {  // a call, not the tail of a longer name
+  // A call, not the tail of a longer name nor a method (tl.floor is not floor).
+  auto calls = [&](const std::string& helper) {
     for (size_t at = body.find(helper + "("); at != std::string::npos;
          at = body.find(helper + "(", at + 1)) {
-      if (at == 0 ||
-          !(std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_'))
+      if (at == 0 || !(std::isalnum(static_cast<unsigned char>(body[at - 1])) ||
+                       body[at - 1] == '_' || body[at - 1] == '.'))
         return true;
     }
     return false;
@@ -1850,6 +1854,29 @@ std::string Lowering::header(const std::string& body) {
          "    block_n = min(64 if max(block_d, block_dv) <= 64 else 32, "
          "max(16, triton.next_power_of_2(keys)))\n"
          "    return block_m, block_n, block_d, block_dv\n";
+  // The functions torch.export's size expressions call (frontend.py's docstring), for
+  // the sizes the forward computes: a number divided by a size is FloatTrueDiv(...).
+  static const std::vector<std::pair<std::string, std::string>> size_functions = {
+      {"Mod", "(a, b):\n    return a % b"},
+      {"PythonMod", "(a, b):\n    return a % b"},
+      {"CeilDiv", "(a, b):\n    return -(-a // b)"},
+      {"ModularIndexing", "(a, b, c):\n    return (a // b) % c"},
+      {"CeilToInt", "(x):\n    return -int(-x // 1)"},
+      {"FloorToInt", "(x):\n    return int(x // 1)"},
+      {"TruncToInt", "(x):\n    return int(x)"},
+      {"RoundToInt", "(x):\n    return round(x)"},
+      {"ToFloat", "(x):\n    return float(x)"},
+      {"TruncToFloat", "(x):\n    return float(int(x))"},
+      {"IntTrueDiv", "(a, b):\n    return a / b"},
+      {"FloatTrueDiv", "(a, b):\n    return a / b"},
+      {"PowByNatural", "(a, b):\n    return a**b"},
+      {"FloatPow", "(a, b):\n    return a**b"},
+      {"Max", "(*args):\n    return max(args)"},
+      {"Min", "(*args):\n    return min(args)"},
+      {"floor", "(x):\n    return int(x // 1)"},
+      {"ceiling", "(x):\n    return -int(-x // 1)"}};
+  for (const auto& [name, def] : size_functions)
+    if (calls(name)) s << "\n\ndef " << name << def << "\n";
   if (calls("_declare"))
     s << "\n\ndef _declare(module, key, shape, dtype, kind):\n"
          "    \"\"\"Registers one state_dict entry under its dotted name, making containers on the "

@@ -560,6 +560,23 @@ void copy_sym_shape(Graph& g, ValueId id, const json& traced_value) {
   g.set_sym_shape(id, std::move(dims));
 }
 
+// Give a node the size expressions of the number arguments forward computed from sizes
+// (the frontend's sym_args), where they are attributes of its IR op under the same name
+// (`other` of div_scalar). The others keep their traced value: a slice's bounds, which
+// the node's sym_shape already follows.
+void copy_sym_args(Graph& g, ValueId id, const json& traced_node) {
+  auto it = traced_node.find("sym_args");
+  if (it == traced_node.end() || !it->is_object()) return;
+  const Value& v = g.value(id);
+  if (v.kind != ValueKind::Node) return;
+  const OpSchema& schema = g.nodes()[v.node].schema();
+  for (const auto& [arg, expr] : it->items()) {
+    const AttrSpec* spec = schema.find_attr(arg);
+    if (expr.is_string() && spec && spec->type == AttrType::Float)
+      g.set_sym_attr(id, arg, expr.get<std::string>());
+  }
+}
+
 bool is_recurrent(const std::string& target) {
   return target == "aten::lstm" || target == "aten::gru" || target == "aten::rnn_tanh" ||
          target == "aten::rnn_relu";
@@ -898,6 +915,7 @@ Graph import_traced(const json& traced) {
       }
       // The traced node whose value this is: for a module, the member read outside it.
       copy_sym_shape(g, id, *type_json);
+      if (!composed && module.empty()) copy_sym_args(g, id, n);
       value_of[name] = id;
       type_of[name] = expect;
     } catch (const Unsupported& e) {
