@@ -1077,7 +1077,8 @@ struct Recipe {
 };
 
 Recipe recipe_of(const std::string& what) {
-  if (what == "sum" || what == "mean" || what == "norm" || what == "rms") return {{"s"}};
+  if (what == "sum" || what == "isum" || what == "mean" || what == "norm" || what == "rms")
+    return {{"s"}};
   if (what == "max" || what == "min") return {{"m"}};
   if (what == "max_sumexp" || what == "logsumexp") return {{"m", "s"}};
   if (what == "var" || what == "std" || what == "mean_rstd" || what == "batch_norm")
@@ -1118,12 +1119,15 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     return Index{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
   };
   auto value = [&](const Index& idx) { return element ? element(k, idx) : emit(k, in, idx); };
+  // An integer or bool sum ("isum") accumulates in int64, exactly, as PyTorch does.
+  const bool integer = what == "isum";
   // One pass accumulating term(x) lane by lane: combine is "sum", "product", or a tl
   // function of two tensors ("maximum").
   auto pass = [&](const std::string& acc, const std::string& init,
                   const std::function<std::string(const std::string&)>& term,
                   const std::string& combine) {
-    k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
+    k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
+           (integer ? "tl.int64" : "tl.float32") + ")");
     std::string x = value(columns());
     std::string t = k.assign("tl.where(m, " + term(x) + ", " + init + ")");
     k.line(acc + " = " +
@@ -1142,6 +1146,10 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   std::vector<std::string> part;
   if (what == "sum" || what == "mean") {
     pass("acc", "0.0", identity, "sum");
+    part = {reduce("acc", "sum")};
+  } else if (integer) {
+    pass(
+        "acc", "0", [](const std::string& x) { return x + ".to(tl.int64)"; }, "sum");
     part = {reduce("acc", "sum")};
   } else if (what == "norm" || what == "rms") {
     pass("acc", "0.0", square, "sum");
@@ -1215,7 +1223,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
       plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
-  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : DType::F32;
+  DType dtype = what.rfind("arg", 0) == 0 || integer ? DType::I64 : DType::F32;
   auto store_results = [&](Kernel& kk, const std::vector<std::string>& results) {
     std::vector<std::string> vars;
     for (const std::string& r : results) {
@@ -1240,7 +1248,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   for (const std::string& p : part) {
     std::string var = alloc(row_shape.empty() ? std::vector<std::string>{"SPLIT"}
                                               : std::vector<std::string>{rows_py, "SPLIT"},
-                            DType::F32);
+                            dtype);
     k.line("tl.store(" + k.pointer(var) + " + rows * SPLIT + tl.program_id(1), " + p +
            ", mask=row_mask)");
     partial_vars.push_back(var);
@@ -1256,8 +1264,10 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   c.line("pm = row_mask & (parts < SPLIT)");
   std::vector<std::string> loaded;
   for (size_t i = 0; i < partial_vars.size(); ++i) {
-    std::string other =
-        recipe.partial[i] == "m" ? (what == "min" ? "float('inf')" : "float('-inf')") : "0.0";
+    std::string other = recipe.partial[i] == "m"
+                            ? (what == "min" ? "float('inf')" : "float('-inf')")
+                        : integer ? "0"
+                                  : "0.0";
     loaded.push_back(c.assign("tl.load(" + c.pointer(partial_vars[i]) +
                               " + rows * SPLIT + parts, mask=pm, other=" + other + ")"));
   }
@@ -1298,7 +1308,7 @@ void Lowering::lower_reduction(const Node& n) {
   }
   std::string what;
   switch (n.op) {
-    case Op::Sum: what = "sum"; break;
+    case Op::Sum: what = is_floating(g_.value(in).type.dtype) ? "sum" : "isum"; break;
     case Op::Mean: what = "mean"; break;
     case Op::Max:
     case Op::Amax: what = "max"; break;

@@ -353,7 +353,10 @@ std::vector<OpSchema> build_table() {
   add(binary_op(Op::Where, "torch.where($0, $1, $2)", "aten::where", where));
 
   // Reductions.
-  add(reduction(Op::Sum, "sum", "aten::sum"));
+  OpSchema sum = reduction(Op::Sum, "sum", "aten::sum");
+  sum.infer_shape = sum_dims;
+  sum.any_dtype = true;  // mask.sum(), idx.sum(): an int64 count
+  add(sum);
   add(reduction(Op::Mean, "mean", "aten::mean"));
   add({.op = Op::Max, .attrs = reduce_one_attrs(), .infer_shape = reduce_dim,
        .torch_function = "torch.max($0, dim={dim}{keepdim?}).values", .aten = {"aten::max"}});

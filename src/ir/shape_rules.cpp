@@ -302,6 +302,13 @@ TensorType reduce_dims(const Ins& in, Attrs& attrs) {
   return reduce_over(in[0], dims, attr_bool(attrs, "keepdim"));
 }
 
+// PyTorch sums integers and bools into int64, exactly.
+TensorType sum_dims(const Ins& in, Attrs& attrs) {
+  TensorType out = reduce_dims(in, attrs);
+  if (!is_floating(out.dtype)) out.dtype = DType::I64;
+  return out;
+}
+
 TensorType reduce_dim(const Ins& in, Attrs& attrs) {
   int64_t d = normalize_dim(attr_int(attrs, "dim"), in[0].rank(), "dim");
   attrs["dim"] = d;
