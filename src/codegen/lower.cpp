@@ -204,8 +204,12 @@ class Kernel {
 };
 
 // A dropout that drops: p > 0 (p = 0 is the identity in both modes).
+bool is_dropout(Op op) {
+  return op == Op::Dropout || op == Op::Dropout2d || op == Op::Dropout3d || op == Op::AlphaDropout;
+}
+
 bool drops(const Node& n) {
-  return n.op == Op::Dropout && attr_float(n.attrs, "p") > 0;
+  return is_dropout(n.op) && attr_float(n.attrs, "p") > 0;
 }
 
 // Row-major decomposition of `linear` over `shape`: the index of each dim.
@@ -564,6 +568,9 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     std::vector<std::string> oshape = shape_of(out);
     switch (n.op) {
       case Op::Dropout:
+      case Op::Dropout2d:
+      case Op::Dropout3d:
+      case Op::AlphaDropout:
         if (drops(n)) return emit_dropout(k, n, idx);
         [[fallthrough]];
       case Op::Clone:
@@ -686,15 +693,30 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
 std::string Lowering::emit_dropout(Kernel& k, const Node& n, const Index& idx) {
   std::string x = emit(k, n.inputs[0], idx);
   std::vector<std::string> shape = shape_of(n.output);
-  std::string offset =
-      !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
+  // The random number's offset: the element's, or for whole channels its (sample, channel).
+  std::string offset;
+  if (n.op == Op::Dropout2d || n.op == Op::Dropout3d) {
+    offset = linearize(k, {idx.dims[0], idx.dims[1]}, {shape[0], shape[1]});
+  } else {
+    offset = !idx.linear.empty() && idx.linear_shape == shape ? idx.linear
+                                                              : linearize(k, idx.dims, shape);
+  }
   // tl.rand takes a block of offsets: a literal one (a single element) is made one.
   if (is_integer(offset)) offset = "(" + idx.mask + ").to(tl.int32) * 0 + " + offset;
   int node = static_cast<int>(&n - g_.nodes().data());
   int slot = dropout_slots_.emplace(node, static_cast<int>(dropout_slots_.size())).first->second;
   double p = attr_float(n.attrs, "p");
-  return k.assign("tl.where(tl.rand(" + k.dropout_seed(slot) + ", " + offset +
-                  ") >= " + float_literal(p) + ", " + x + " * " + float_literal(1.0 / (1.0 - p)) +
+  std::string keep = "tl.rand(" + k.dropout_seed(slot) + ", " + offset + ") >= " + float_literal(p);
+  if (n.op == Op::AlphaDropout) {
+    // PyTorch's alpha dropout: kept a * x + b, dropped a * alpha' + b, with alpha' = -1.758...
+    // (SELU's negative saturation), a = ((1 - p)(1 + p alpha'^2))^-1/2, b = -a alpha' p.
+    const double alpha = 1.7580993408473766;
+    double a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+    return k.assign("tl.where(" + keep + ", " + x + " * " + float_literal(a) + " + " +
+                    float_literal(alpha * a * p) + ", " + float_literal(-alpha * a * (1 - p)) +
+                    ") if TRAINING else " + x);
+  }
+  return k.assign("tl.where(" + keep + ", " + x + " * " + float_literal(1.0 / (1.0 - p)) +
                   ", 0.0) if TRAINING else " + x);
 }
 
@@ -908,6 +930,9 @@ std::string Lowering::as_tensor(ValueId v) {
                std::to_string(attr_int(n.attrs, "dim1")) + ")";
       break;
     case Op::Dropout:
+    case Op::Dropout2d:
+    case Op::Dropout3d:
+    case Op::AlphaDropout:
       if (drops(n)) break;  // random in training mode: a kernel writes it
       [[fallthrough]];
     case Op::Clone:

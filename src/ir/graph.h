@@ -9,7 +9,8 @@
 //   in the module's default training mode: BatchNorm normalizes with batch statistics and
 //   updates its running stats, and Dropout zeroes each element with probability p and
 //   scales the others by 1/(1-p) (generated code also follows .eval(), from the same graph,
-//   where Dropout is the identity; synthetic programs hold it only with p = 0).
+//   where Dropout is the identity; synthetic programs hold it only with p = 0). Dropout2d
+//   and Dropout3d do so per (sample, channel), AlphaDropout as nn.AlphaDropout does.
 // - Module ops (Linear, Conv, norms) own their parameters, named "<module>.weight" etc.,
 //   exactly as nn.Module's state_dict names them. Two nodes naming one module share its
 //   parameters, so they must be the same operator with the same attributes.

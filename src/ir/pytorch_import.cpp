@@ -457,10 +457,13 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     schema = &op_named("expand");
   } else if (map_factory(c, types)) {
     schema = &op_named("full");
-  } else if (t == "aten::dropout") {
+  } else if (t == "aten::dropout" || t == "aten::feature_dropout" || t == "aten::alpha_dropout") {
     // The program is traced in training mode: train=False is a call that never drops
     // (F.dropout(x, p, training=False)), the identity in either mode.
     if (take("train") == false) c.consts["p"] = 0.0;
+    // F.dropout2d and F.dropout3d are one aten op; the rank tells them apart.
+    if (t == "aten::feature_dropout")
+      schema = &op_named(rank_of(c.refs.at(0)) == 5 ? "dropout3d" : "dropout2d");
   } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
     const Shape& in = type_at(types, c.refs.at(0)).shape;
     const int rank = static_cast<int>(in.size());
