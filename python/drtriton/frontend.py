@@ -62,6 +62,10 @@ input), each entry with a dtype+shape for a user input, a parameter or buffer, o
                   the size symbols are renamed s0, s1, ... in the order the inputs' dims,
                   then the parameters' and buffers', first show them (torch numbers them
                   arbitrarily)
+and a node with a number argument that forward computes from sizes (``x / x.size(0)``,
+reduction="batchmean": args has the traced number) gets
+  sym_args        {arg name: str}  that argument's expression over the same symbols ("s0",
+                  "s0*s1"), so that a solution computes it from the sizes it is given
 Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
 their decompositions loop over the time steps and would fix the sequence length. max_pool1d
 is traced through max_pool1d_with_indices (_symbolic_max_pool1d): its own kernel computes
@@ -699,6 +703,34 @@ def _args_agree(s, d, static_of: dict) -> bool:
             and all(agree(s.kwargs[k], d.kwargs[k]) for k in s.kwargs))
 
 
+def _sym_scalar_args(s, d) -> dict:
+    """{argument name: size expression} for the number arguments of static node `s` that
+    the paired dynamic node `d` computes from sizes (``x / x.size(0)``: the static graph
+    divides by the traced 16, the dynamic one by the SymInt s0). Only a whole argument
+    counts, not an element of a list (a view's sizes follow from its sym_shape)."""
+    import torch
+    import torch.fx
+
+    schema = getattr(s.target, "_schema", None)
+    if schema is None:
+        return {}
+    names = [a.name for a in schema.arguments]
+    pairs = [(names[k], a, b) for k, (a, b) in enumerate(zip(s.args, d.args)) if k < len(names)]
+    pairs += [(k, s.kwargs[k], d.kwargs[k]) for k in s.kwargs if k in d.kwargs]
+    found = {}
+    for name, a, b in pairs:
+        if (not isinstance(b, torch.fx.Node) or isinstance(a, (bool, torch.fx.Node))
+                or not isinstance(a, (int, float))):
+            continue
+        val = b.meta.get("val")
+        if not isinstance(val, (torch.SymInt, torch.SymFloat)) or not val.node.has_hint():
+            continue
+        if val.node.hint != a:  # not the traced number after all: leave it as traced
+            continue
+        found[name] = str(val)
+    return found
+
+
 def _is_noop_slice(d) -> bool:
     """A slice that keeps its whole input (the ``:`` in ``x[:, :10]``). The static export
     drops it, since the size is known; the dynamic one keeps it."""
@@ -713,10 +745,11 @@ def _is_noop_slice(d) -> bool:
     return [str(x) for x in d.meta["val"].shape] == [str(x) for x in src.meta["val"].shape]
 
 
-def _sym_shapes(static_ep, dynamic_ep, state_keys) -> dict:
+def _sym_shapes(static_ep, dynamic_ep, state_keys) -> tuple[dict, dict]:
     """{name: sym_shape} for the static graph's tensor placeholders (user inputs,
     parameters, buffers, constants) and tensor-valued nodes (for a tuple-valued node, a
-    list with one sym_shape or None per element).
+    list with one sym_shape or None per element); and {node name: sym_args} for the nodes
+    with number arguments computed from sizes (_sym_scalar_args).
 
     The dynamic graph has extra nodes that compute sizes (aten.sym_size.int, operator.mul
     on SymInts) and the slices that keep their whole input; without them, the two graphs
@@ -766,7 +799,7 @@ def _sym_shapes(static_ep, dynamic_ep, state_keys) -> dict:
     if len(s_in) != len(d_in) or len(pairs) != len(s_in) or any(d is None for _, d in pairs):
         raise _SymMismatch(f"{len(s_in)} placeholders statically, {len(d_in)} dynamically")
     static_of = {}  # dynamic node name -> the static node it pairs with
-    sym = {}
+    sym, sym_args = {}, {}
     for s_name, d_name in pairs:
         static_of[d_name] = s_name
         s, d = s_in[s_name], d_in[d_name]
@@ -781,6 +814,9 @@ def _sym_shapes(static_ep, dynamic_ep, state_keys) -> dict:
                 and _args_agree(s, d, static_of)):
             static_of[d.name] = s.name
             sym[s.name] = shapes(s, d)
+            scalars = _sym_scalar_args(s, d)
+            if scalars:
+                sym_args[s.name] = scalars
             i += 1
         elif _is_noop_slice(d) and d.args[0].name in static_of:
             static_of[d.name] = static_of[d.args[0].name]
@@ -790,16 +826,16 @@ def _sym_shapes(static_ep, dynamic_ep, state_keys) -> dict:
                                f"next static node: {nxt}")
     if i != len(s_calls):
         raise _SymMismatch(f"{s_calls[i].name} ({s_calls[i].target}) has no dynamic counterpart")
-    return sym
+    return sym, sym_args
 
 
 _SIZE_SYMBOL = re.compile(r"\bs(\d+)\b")
 
 
-def _canonical_symbols(sym: dict, input_names: list) -> dict:
-    """The same sym_shapes with torch's size symbols renamed s0, s1, ... in the order the
-    dims of ``input_names`` first show them (the user inputs, then the parameters and
-    buffers; name by name, dim by dim). torch.export numbers its
+def _canonical_symbols(sym: dict, input_names: list, sym_args: dict) -> tuple[dict, dict]:
+    """The same sym_shapes and sym_args with torch's size symbols renamed s0, s1, ... in the
+    order the dims of ``input_names`` first show them (the user inputs, then the parameters
+    and buffers; name by name, dim by dim). torch.export numbers its
     symbols arbitrarily ("s77", "s53"); canonical names make a program's solutions the
     same text whatever the numbering, which a model learning from them cannot guess."""
     order: dict = {}
@@ -816,6 +852,8 @@ def _canonical_symbols(sym: dict, input_names: list) -> dict:
         visit(sym.get(name))
     for dims in sym.values():
         visit(dims)
+    for args in sym_args.values():
+        visit(args.values())
 
     def rename(dims):
         if dims is None:
@@ -824,7 +862,8 @@ def _canonical_symbols(sym: dict, input_names: list) -> dict:
                 None if d is None else _SIZE_SYMBOL.sub(lambda m: order[m.group(0)], d)
                 for d in dims]
 
-    return {k: rename(v) for k, v in sym.items()}
+    return ({k: rename(v) for k, v in sym.items()},
+            {k: dict(zip(v, rename(list(v.values())))) for k, v in sym_args.items()})
 
 
 def _with_sym_shape(entry: dict, dims: list[str]) -> dict:
@@ -843,20 +882,22 @@ def _annotate(doc: dict, model, inputs, static_ep) -> None:
     before the second export runs, so nothing it does to the model can change them."""
     try:
         dynamic_ep, state_keys = _export_dynamic(model, inputs)
-        sym = _sym_shapes(static_ep, dynamic_ep, state_keys)
+        sym, sym_args = _sym_shapes(static_ep, dynamic_ep, state_keys)
     except _SymMismatch as e:
         doc["dynamic_error"] = f"dynamic export does not line up with the static one: {e}"
         return
     except Exception as e:
         doc["dynamic_error"] = f"dynamic export failed: {_first_line(e)}"
         return
-    sym = _canonical_symbols(sym, [e["name"] for e in doc["inputs"]] +
-                             [p["placeholder"] for p in doc["params"]])
+    sym, sym_args = _canonical_symbols(sym, [e["name"] for e in doc["inputs"]] +
+                                       [p["placeholder"] for p in doc["params"]], sym_args)
     doc["inputs"] = [_with_sym_shape(e, sym[e["name"]]) if e["name"] in sym else e
                      for e in doc["inputs"]]
     doc["params"] = [_with_sym_shape(p, sym[p["placeholder"]]) if p["placeholder"] in sym else p
                      for p in doc["params"]]
     for i, n in enumerate(doc["nodes"]):
+        if n["name"] in sym_args:
+            n["sym_args"] = sym_args[n["name"]]
         dims = sym.get(n["name"])
         if dims is None:
             continue

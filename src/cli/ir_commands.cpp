@@ -85,7 +85,8 @@ void print_ops_table() {
   std::printf("%zu operators\n", all_op_schemas().size());
 }
 
-// "# sym %x: [s77, 3, (s53//2)]" for each value with a symbolic shape. Comment lines, so
+// "# sym %x: [s77, 3, (s53//2)]" for each value with a symbolic shape, then
+// "# sym %div.other = s0" for each number attribute computed from sizes. Comment lines, so
 // that the output still parses as IR.
 std::string format_sym_shapes(const Graph& g) {
   std::string out;
@@ -95,6 +96,9 @@ std::string format_sym_shapes(const Graph& g) {
     for (size_t i = 0; i < v.sym_shape.size(); ++i) out += (i ? ", " : "") + v.sym_shape[i];
     out += "]\n";
   }
+  for (const Node& n : g.nodes())
+    for (const auto& [attr, expr] : n.sym_attrs)
+      out += "# sym %" + g.value(n.output).name + "." + attr + " = " + expr + "\n";
   return out;
 }
 
@@ -220,7 +224,8 @@ void add_ir_commands(CLI::App& app) {
   import->add_flag("--json", import_args->json, "Write the JSON form");
   import->add_flag("--sym", import_args->sym,
                    "After the IR text, list each value's shape over the input sizes as "
-                   "comments: # sym %x: [s77, 3, (s53//2)]");
+                   "comments: # sym %x: [s77, 3, (s53//2)]; and each number computed from "
+                   "sizes: # sym %div.other = s0");
   import->callback([import_args] {
     const InOut& a = *import_args;
   if (a.sym && (a.json || has_extension(a.out, ".json")))

@@ -204,8 +204,12 @@ class Kernel {
 };
 
 // A dropout that drops: p > 0 (p = 0 is the identity in both modes).
+bool is_dropout(Op op) {
+  return op == Op::Dropout || op == Op::Dropout2d || op == Op::Dropout3d || op == Op::AlphaDropout;
+}
+
 bool drops(const Node& n) {
-  return n.op == Op::Dropout && attr_float(n.attrs, "p") > 0;
+  return is_dropout(n.op) && attr_float(n.attrs, "p") > 0;
 }
 
 // Row-major decomposition of `linear` over `shape`: the index of each dim.
@@ -503,7 +507,10 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;
     for (ValueId in : n.inputs) args.push_back(emit(k, in, broadcast_index(in, out, idx)));
-    return k.assign(pointwise_formula(n, args, helpers_));
+    // A number computed from sizes (`x / x.size(0)`) is a kernel argument, like a dim.
+    std::map<std::string, std::string> scalars;
+    for (const auto& [attr, expr] : n.sym_attrs) scalars[attr] = k.size(dim_var(expr));
+    return k.assign(pointwise_formula(n, args, helpers_, scalars));
   }
   if (s.category == Category::Anchor) {  // library result plus its bias
     std::string acc = load(k, raw_.at(out), out, idx);
@@ -564,6 +571,9 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     std::vector<std::string> oshape = shape_of(out);
     switch (n.op) {
       case Op::Dropout:
+      case Op::Dropout2d:
+      case Op::Dropout3d:
+      case Op::AlphaDropout:
         if (drops(n)) return emit_dropout(k, n, idx);
         [[fallthrough]];
       case Op::Clone:
@@ -686,15 +696,30 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
 std::string Lowering::emit_dropout(Kernel& k, const Node& n, const Index& idx) {
   std::string x = emit(k, n.inputs[0], idx);
   std::vector<std::string> shape = shape_of(n.output);
-  std::string offset =
-      !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
+  // The random number's offset: the element's, or for whole channels its (sample, channel).
+  std::string offset;
+  if (n.op == Op::Dropout2d || n.op == Op::Dropout3d) {
+    offset = linearize(k, {idx.dims[0], idx.dims[1]}, {shape[0], shape[1]});
+  } else {
+    offset = !idx.linear.empty() && idx.linear_shape == shape ? idx.linear
+                                                              : linearize(k, idx.dims, shape);
+  }
   // tl.rand takes a block of offsets: a literal one (a single element) is made one.
   if (is_integer(offset)) offset = "(" + idx.mask + ").to(tl.int32) * 0 + " + offset;
   int node = static_cast<int>(&n - g_.nodes().data());
   int slot = dropout_slots_.emplace(node, static_cast<int>(dropout_slots_.size())).first->second;
   double p = attr_float(n.attrs, "p");
-  return k.assign("tl.where(tl.rand(" + k.dropout_seed(slot) + ", " + offset +
-                  ") >= " + float_literal(p) + ", " + x + " * " + float_literal(1.0 / (1.0 - p)) +
+  std::string keep = "tl.rand(" + k.dropout_seed(slot) + ", " + offset + ") >= " + float_literal(p);
+  if (n.op == Op::AlphaDropout) {
+    // PyTorch's alpha dropout: kept a * x + b, dropped a * alpha' + b, with alpha' = -1.758...
+    // (SELU's negative saturation), a = ((1 - p)(1 + p alpha'^2))^-1/2, b = -a alpha' p.
+    const double alpha = 1.7580993408473766;
+    double a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+    return k.assign("tl.where(" + keep + ", " + x + " * " + float_literal(a) + " + " +
+                    float_literal(alpha * a * p) + ", " + float_literal(-alpha * a * (1 - p)) +
+                    ") if TRAINING else " + x);
+  }
+  return k.assign("tl.where(" + keep + ", " + x + " * " + float_literal(1.0 / (1.0 - p)) +
                   ", 0.0) if TRAINING else " + x);
 }
 
@@ -908,6 +933,9 @@ std::string Lowering::as_tensor(ValueId v) {
                std::to_string(attr_int(n.attrs, "dim1")) + ")";
       break;
     case Op::Dropout:
+    case Op::Dropout2d:
+    case Op::Dropout3d:
+    case Op::AlphaDropout:
       if (drops(n)) break;  // random in training mode: a kernel writes it
       [[fallthrough]];
     case Op::Clone:
@@ -1077,7 +1105,8 @@ struct Recipe {
 };
 
 Recipe recipe_of(const std::string& what) {
-  if (what == "sum" || what == "mean" || what == "norm" || what == "rms") return {{"s"}};
+  if (what == "sum" || what == "isum" || what == "mean" || what == "norm" || what == "rms")
+    return {{"s"}};
   if (what == "max" || what == "min") return {{"m"}};
   if (what == "max_sumexp" || what == "logsumexp") return {{"m", "s"}};
   if (what == "var" || what == "std" || what == "mean_rstd" || what == "batch_norm")
@@ -1118,12 +1147,15 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     return Index{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
   };
   auto value = [&](const Index& idx) { return element ? element(k, idx) : emit(k, in, idx); };
+  // An integer or bool sum ("isum") accumulates in int64, exactly, as PyTorch does.
+  const bool integer = what == "isum";
   // One pass accumulating term(x) lane by lane: combine is "sum", "product", or a tl
   // function of two tensors ("maximum").
   auto pass = [&](const std::string& acc, const std::string& init,
                   const std::function<std::string(const std::string&)>& term,
                   const std::string& combine) {
-    k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
+    k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
+           (integer ? "tl.int64" : "tl.float32") + ")");
     std::string x = value(columns());
     std::string t = k.assign("tl.where(m, " + term(x) + ", " + init + ")");
     k.line(acc + " = " +
@@ -1142,6 +1174,10 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   std::vector<std::string> part;
   if (what == "sum" || what == "mean") {
     pass("acc", "0.0", identity, "sum");
+    part = {reduce("acc", "sum")};
+  } else if (integer) {
+    pass(
+        "acc", "0", [](const std::string& x) { return x + ".to(tl.int64)"; }, "sum");
     part = {reduce("acc", "sum")};
   } else if (what == "norm" || what == "rms") {
     pass("acc", "0.0", square, "sum");
@@ -1215,7 +1251,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
       plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
-  DType dtype = what.rfind("arg", 0) == 0 ? DType::I64 : result;
+  DType dtype = what.rfind("arg", 0) == 0 || integer ? DType::I64 : result;
   auto store_results = [&](Kernel& kk, const std::vector<std::string>& results) {
     std::vector<std::string> vars;
     for (const std::string& r : results) {
@@ -1240,7 +1276,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   for (const std::string& p : part) {
     std::string var = alloc(row_shape.empty() ? std::vector<std::string>{"SPLIT"}
                                               : std::vector<std::string>{rows_py, "SPLIT"},
-                            DType::F32);
+                            dtype);
     k.line("tl.store(" + k.pointer(var) + " + rows * SPLIT + tl.program_id(1), " + p +
            ", mask=row_mask)");
     partial_vars.push_back(var);
@@ -1256,8 +1292,10 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   c.line("pm = row_mask & (parts < SPLIT)");
   std::vector<std::string> loaded;
   for (size_t i = 0; i < partial_vars.size(); ++i) {
-    std::string other =
-        recipe.partial[i] == "m" ? (what == "min" ? "float('inf')" : "float('-inf')") : "0.0";
+    std::string other = recipe.partial[i] == "m"
+                            ? (what == "min" ? "float('inf')" : "float('-inf')")
+                        : integer ? "0"
+                                  : "0.0";
     loaded.push_back(c.assign("tl.load(" + c.pointer(partial_vars[i]) +
                               " + rows * SPLIT + parts, mask=pm, other=" + other + ")"));
   }
@@ -1298,7 +1336,7 @@ void Lowering::lower_reduction(const Node& n) {
   }
   std::string what;
   switch (n.op) {
-    case Op::Sum: what = "sum"; break;
+    case Op::Sum: what = is_floating(g_.value(in).type.dtype) ? "sum" : "isum"; break;
     case Op::Mean: what = "mean"; break;
     case Op::Max:
     case Op::Amax: what = "max"; break;
@@ -1817,11 +1855,12 @@ std::string Lowering::header(const std::string& body) {
   s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
        "import triton.language as tl\n";
   if (!options_.init_support.empty()) s << "\n\n" << options_.init_support << "\n";
-  auto calls = [&](const std::string& helper) {  // a call, not the tail of a longer name
+  // A call, not the tail of a longer name nor a method (tl.floor is not floor).
+  auto calls = [&](const std::string& helper) {
     for (size_t at = body.find(helper + "("); at != std::string::npos;
          at = body.find(helper + "(", at + 1)) {
-      if (at == 0 ||
-          !(std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_'))
+      if (at == 0 || !(std::isalnum(static_cast<unsigned char>(body[at - 1])) ||
+                       body[at - 1] == '_' || body[at - 1] == '.'))
         return true;
     }
     return false;
@@ -1855,6 +1894,29 @@ std::string Lowering::header(const std::string& body) {
          "    block_n = min(64 if max(block_d, block_dv) <= 64 else 32, "
          "max(16, triton.next_power_of_2(keys)))\n"
          "    return block_m, block_n, block_d, block_dv\n";
+  // The functions torch.export's size expressions call (frontend.py's docstring), for
+  // the sizes the forward computes: a number divided by a size is FloatTrueDiv(...).
+  static const std::vector<std::pair<std::string, std::string>> size_functions = {
+      {"Mod", "(a, b):\n    return a % b"},
+      {"PythonMod", "(a, b):\n    return a % b"},
+      {"CeilDiv", "(a, b):\n    return -(-a // b)"},
+      {"ModularIndexing", "(a, b, c):\n    return (a // b) % c"},
+      {"CeilToInt", "(x):\n    return -int(-x // 1)"},
+      {"FloorToInt", "(x):\n    return int(x // 1)"},
+      {"TruncToInt", "(x):\n    return int(x)"},
+      {"RoundToInt", "(x):\n    return round(x)"},
+      {"ToFloat", "(x):\n    return float(x)"},
+      {"TruncToFloat", "(x):\n    return float(int(x))"},
+      {"IntTrueDiv", "(a, b):\n    return a / b"},
+      {"FloatTrueDiv", "(a, b):\n    return a / b"},
+      {"PowByNatural", "(a, b):\n    return a**b"},
+      {"FloatPow", "(a, b):\n    return a**b"},
+      {"Max", "(*args):\n    return max(args)"},
+      {"Min", "(*args):\n    return min(args)"},
+      {"floor", "(x):\n    return int(x // 1)"},
+      {"ceiling", "(x):\n    return -int(-x // 1)"}};
+  for (const auto& [name, def] : size_functions)
+    if (calls(name)) s << "\n\ndef " << name << def << "\n";
   if (calls("_declare"))
     s << "\n\ndef _declare(module, key, shape, dtype, kind):\n"
          "    \"\"\"Registers one state_dict entry under its dotted name, making containers on the "

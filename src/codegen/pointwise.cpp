@@ -87,9 +87,13 @@ std::string float_literal(double value) {
 }
 
 std::string pointwise_formula(const Node& node, const std::vector<std::string>& args,
-                              std::set<std::string>& helpers) {
+                              std::set<std::string>& helpers,
+                              const std::map<std::string, std::string>& scalars) {
   const Attrs& a = node.attrs;
-  auto f = [&](const char* name) { return float_literal(attr_float(a, name)); };
+  auto f = [&](const char* name) {
+    auto it = scalars.find(name);
+    return it != scalars.end() ? it->second : float_literal(attr_float(a, name));
+  };
   auto use = [&](const char* helper) {
     helpers.insert(helper);
     if (std::string(helper) == "_softplus") helpers.insert("_log1p");

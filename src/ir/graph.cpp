@@ -176,6 +176,17 @@ void Graph::set_sym_shape(ValueId id, std::vector<std::string> dims) {
   v.sym_shape = std::move(dims);
 }
 
+void Graph::set_sym_attr(ValueId id, const std::string& attr, std::string expr) {
+  const Value& v = values_.at(id);
+  if (v.kind != ValueKind::Node) throw IrError("%" + v.name + " is not computed by a node");
+  Node& n = nodes_.at(v.node);
+  const AttrSpec* spec = n.schema().find_attr(attr);
+  if (!spec || (spec->type != AttrType::Float && spec->type != AttrType::Int)) {
+    throw IrError("%" + v.name + ": " + n.schema().name + " has no number attribute " + attr);
+  }
+  n.sym_attrs[attr] = std::move(expr);
+}
+
 void Graph::set_outputs(const std::vector<ValueId>& outputs) {
   if (outputs.empty()) throw IrError("a graph needs at least one output");
   for (ValueId v : outputs) {

@@ -9,7 +9,8 @@
 //   in the module's default training mode: BatchNorm normalizes with batch statistics and
 //   updates its running stats, and Dropout zeroes each element with probability p and
 //   scales the others by 1/(1-p) (generated code also follows .eval(), from the same graph,
-//   where Dropout is the identity; synthetic programs hold it only with p = 0).
+//   where Dropout is the identity; synthetic programs hold it only with p = 0). Dropout2d
+//   and Dropout3d do so per (sample, channel), AlphaDropout as nn.AlphaDropout does.
 // - Module ops (Linear, Conv, norms) own their parameters, named "<module>.weight" etc.,
 //   exactly as nn.Module's state_dict names them. Two nodes naming one module share its
 //   parameters, so they must be the same operator with the same attributes.
@@ -17,6 +18,7 @@
 //   infers the output type: an invalid graph cannot be built.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,10 @@ struct Node {
   std::string module;  // the nn.Module attribute name; "" for a functional call
   ValueId output = -1;
   std::string source;  // "program.py:12": the line it was traced from; "" if unknown
+  // Number attributes that forward computes from sizes (`x / x.size(0)`: div_scalar's
+  // `other`): attribute -> its expression over the size symbols, as in Value::sym_shape.
+  // The attribute itself holds the traced value.
+  std::map<std::string, std::string> sym_attrs;
 
   const OpSchema& schema() const { return op_schema(op); }
 };
@@ -67,6 +73,8 @@ class Graph {
   void set_outputs(const std::vector<ValueId>& outputs);
   // Throws IrError when `dims` does not have the value's rank.
   void set_sym_shape(ValueId id, std::vector<std::string> dims);
+  // Throws IrError when `id` is not a node's value or its op has no number attribute `attr`.
+  void set_sym_attr(ValueId id, const std::string& attr, std::string expr);
   // The source line of the nodes added from now on ("program.py:12"; "" for none).
   void set_source(std::string source) { source_ = std::move(source); }
 

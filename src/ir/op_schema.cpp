@@ -353,7 +353,10 @@ std::vector<OpSchema> build_table() {
   add(binary_op(Op::Where, "torch.where($0, $1, $2)", "aten::where", where));
 
   // Reductions.
-  add(reduction(Op::Sum, "sum", "aten::sum"));
+  OpSchema sum = reduction(Op::Sum, "sum", "aten::sum");
+  sum.infer_shape = sum_dims;
+  sum.any_dtype = true;  // mask.sum(), idx.sum(): an int64 count
+  add(sum);
   add(reduction(Op::Mean, "mean", "aten::mean"));
   add({.op = Op::Max, .attrs = reduce_one_attrs(), .infer_shape = reduce_dim,
        .torch_function = "torch.max($0, dim={dim}{keepdim?}).values", .aten = {"aten::max"}});
@@ -520,6 +523,18 @@ std::vector<OpSchema> build_table() {
        .infer_shape = same_shape, .flops = no_flops, .torch_module = "nn.Dropout(p={p})",
        .torch_function = "F.dropout($0, p={p}, training=self.training)",
        .aten = {"aten::dropout"}});
+  // The variants, random in training mode too: never drawn by the sampler. Import maps
+  // aten::feature_dropout by rank (5: dropout3d, else dropout2d), and nn.Dropout2d/3d by class.
+  for (auto [op, cls, fn] : {std::tuple{Op::Dropout2d, "Dropout2d", "dropout2d"},
+                             std::tuple{Op::Dropout3d, "Dropout3d", "dropout3d"},
+                             std::tuple{Op::AlphaDropout, "AlphaDropout", "alpha_dropout"}}) {
+    bool alpha = op == Op::AlphaDropout;
+    add({.op = op, .attrs = {float_attr("p", 0.5, 0, 0.999999)},
+         .infer_shape = alpha ? same_shape : channel_dropout, .flops = no_flops,
+         .torch_module = std::string("nn.") + cls + "(p={p})",
+         .torch_function = std::string("F.") + fn + "($0, p={p}, training=self.training)",
+         .aten = {alpha ? "aten::alpha_dropout" : "aten::feature_dropout"}, .sampled = false});
+  }
   add({.op = Op::Identity, .infer_shape = same_shape, .flops = no_flops,
        .torch_module = "nn.Identity()"});
   // Import makes it of aten::to, _to_copy and type_as when the dtype changes (a clone when

@@ -457,10 +457,13 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     schema = &op_named("expand");
   } else if (map_factory(c, types)) {
     schema = &op_named("full");
-  } else if (t == "aten::dropout") {
+  } else if (t == "aten::dropout" || t == "aten::feature_dropout" || t == "aten::alpha_dropout") {
     // The program is traced in training mode: train=False is a call that never drops
     // (F.dropout(x, p, training=False)), the identity in either mode.
     if (take("train") == false) c.consts["p"] = 0.0;
+    // F.dropout2d and F.dropout3d are one aten op; the rank tells them apart.
+    if (t == "aten::feature_dropout")
+      schema = &op_named(rank_of(c.refs.at(0)) == 5 ? "dropout3d" : "dropout2d");
   } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
     const Shape& in = type_at(types, c.refs.at(0)).shape;
     const int rank = static_cast<int>(in.size());
@@ -558,6 +561,23 @@ void copy_sym_shape(Graph& g, ValueId id, const json& traced_value) {
   }
   if (static_cast<int>(dims.size()) != g.value(id).type.rank()) return;
   g.set_sym_shape(id, std::move(dims));
+}
+
+// Give a node the size expressions of the number arguments forward computed from sizes
+// (the frontend's sym_args), where they are attributes of its IR op under the same name
+// (`other` of div_scalar). The others keep their traced value: a slice's bounds, which
+// the node's sym_shape already follows.
+void copy_sym_args(Graph& g, ValueId id, const json& traced_node) {
+  auto it = traced_node.find("sym_args");
+  if (it == traced_node.end() || !it->is_object()) return;
+  const Value& v = g.value(id);
+  if (v.kind != ValueKind::Node) return;
+  const OpSchema& schema = g.nodes()[v.node].schema();
+  for (const auto& [arg, expr] : it->items()) {
+    const AttrSpec* spec = schema.find_attr(arg);
+    if (expr.is_string() && spec && spec->type == AttrType::Float)
+      g.set_sym_attr(id, arg, expr.get<std::string>());
+  }
 }
 
 bool is_recurrent(const std::string& target) {
@@ -898,6 +918,7 @@ Graph import_traced(const json& traced) {
       }
       // The traced node whose value this is: for a module, the member read outside it.
       copy_sym_shape(g, id, *type_json);
+      if (!composed && module.empty()) copy_sym_args(g, id, n);
       value_of[name] = id;
       type_of[name] = expect;
     } catch (const Unsupported& e) {

@@ -78,6 +78,12 @@ TensorType same_shape(const Ins& in, Attrs&) {
   return in[0];
 }
 
+// Dropout2d/3d draw one number per (sample, channel): the input needs both dims.
+TensorType channel_dropout(const Ins& in, Attrs& attrs) {
+  if (in[0].rank() < 2) fail("needs an (N, C, ...) input, got " + to_string(in[0]));
+  return same_shape(in, attrs);
+}
+
 TensorType broadcast(const Ins& in, Attrs&) {
   require_same_dtype(in);
   TensorType out = in[0];
@@ -300,6 +306,13 @@ TensorType reduce_dims(const Ins& in, Attrs& attrs) {
   }
   attrs["dim"] = dims;
   return reduce_over(in[0], dims, attr_bool(attrs, "keepdim"));
+}
+
+// PyTorch sums integers and bools into int64, exactly.
+TensorType sum_dims(const Ins& in, Attrs& attrs) {
+  TensorType out = reduce_dims(in, attrs);
+  if (!is_floating(out.dtype)) out.dtype = DType::I64;
+  return out;
 }
 
 TensorType reduce_dim(const Ins& in, Attrs& attrs) {

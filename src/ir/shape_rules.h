@@ -11,6 +11,7 @@ using Ins = std::vector<TensorType>;
 
 // Shapes.
 TensorType same_shape(const Ins& in, Attrs& attrs);
+TensorType channel_dropout(const Ins& in, Attrs& attrs);  // same_shape of an (N, C, ...) input
 TensorType broadcast(const Ins& in, Attrs& attrs);
 TensorType compare(const Ins& in, Attrs& attrs);         // broadcast, bool out
 TensorType compare_scalar(const Ins& in, Attrs& attrs);  // same shape, bool out
@@ -27,9 +28,10 @@ TensorType sdpa(const Ins& in, Attrs& attrs);
 TensorType conv(const Ins& in, Attrs& attrs);
 TensorType conv_transpose(const Ins& in, Attrs& attrs);
 TensorType reduce_dims(const Ins& in, Attrs& attrs);  // dim: int list, keepdim
-TensorType reduce_dim(const Ins& in, Attrs& attrs);   // dim: one int, keepdim
-TensorType arg_reduce(const Ins& in, Attrs& attrs);   // reduce_dim with i64 output
-TensorType along_dim(const Ins& in, Attrs& attrs);    // softmax, cumsum: same shape
+TensorType sum_dims(const Ins& in, Attrs& attrs);    // reduce_dims; i64 of an integer or bool input
+TensorType reduce_dim(const Ins& in, Attrs& attrs);  // dim: one int, keepdim
+TensorType arg_reduce(const Ins& in, Attrs& attrs);  // reduce_dim with i64 output
+TensorType along_dim(const Ins& in, Attrs& attrs);   // softmax, cumsum: same shape
 TensorType batch_norm1d(const Ins& in, Attrs& attrs);
 TensorType batch_norm2d(const Ins& in, Attrs& attrs);
 TensorType batch_norm3d(const Ins& in, Attrs& attrs);

@@ -12,8 +12,9 @@
 namespace drtriton {
 namespace {
 
-std::string compile(const std::string& body) {
-  return generate_solution(parse_graph("input %x : f32[8,16]\n" + body), CodegenOptions{}).source;
+std::string compile(const std::string& body, const std::string& input = "f32[8,16]") {
+  return generate_solution(parse_graph("input %x : " + input + "\n" + body), CodegenOptions{})
+      .source;
 }
 
 size_t count(const std::string& source, const std::string& text) {
@@ -60,6 +61,25 @@ TEST(Dropout, ZeroRateIsTheIdentity) {
   EXPECT_EQ(count(s, "tl.rand("), 0) << s;
   EXPECT_EQ(count(s, "dropout_seeds"), 0) << s;
   EXPECT_EQ(count(s, "TRAINING"), 0) << s;
+}
+
+// Dropout2d draws one number per (sample, channel): the offset is n * C + c, however many
+// elements a channel has.
+TEST(Dropout, ChannelDropoutDrawsPerSampleAndChannel) {
+  std::string s =
+      compile("%1 = dropout2d(%x) {module=\"drop\", p=0.5}\nreturn %1\n", "f32[4,6,5,5]");
+  EXPECT_EQ(count(s, "tl.rand("), 1) << s;
+  EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 0), offs)"), 0) << s;
+  EXPECT_EQ(count(s, " * 6 + "), 1) << s;  // the sample's index times the channels
+  EXPECT_EQ(count(s, ") >= 0.5, t"), 1) << s;
+}
+
+// AlphaDropout with p = 0.2: kept a * x + b, dropped a * alpha' + b (PyTorch's constants).
+TEST(Dropout, AlphaDropoutKeepsTheMeanAndVariance) {
+  std::string s = compile("%1 = alpha_dropout(%x) {module=\"drop\", p=0.2}\nreturn %1\n");
+  EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 0), offs) >= 0.2"), 1) << s;
+  EXPECT_EQ(count(s, " * 0.8789035834435328 + 0.30903996214409446, -1.2361598485763778)"), 1) << s;
+  EXPECT_EQ(count(s, "if TRAINING else"), 1) << s;
 }
 
 }  // namespace

@@ -28,6 +28,21 @@ TEST(Graph, FactoryInfersShapesAndFillsDefaults) {
   EXPECT_EQ(g.value(c).name, "0");  // unnamed values are numbered
 }
 
+TEST(Graph, SymAttrsNameNumberAttributesOfNodes) {
+  Graph g = parse_graph(
+      "input %x : f32[8,3]\n"
+      "%d = div_scalar(%x) {other=8.0}\n"
+      "%s = sum(%d) {dim=[1]}\n"
+      "return %s\n");
+  ValueId d = g.find_value("d");
+  g.set_sym_attr(d, "other", "s0");
+  EXPECT_EQ(g.nodes()[0].sym_attrs, (std::map<std::string, std::string>{{"other", "s0"}}));
+  EXPECT_EQ(attr_float(g.nodes()[0].attrs, "other"), 8.0);                // the traced value stays
+  EXPECT_THROW(g.set_sym_attr(d, "alpha", "s0"), IrError);                // div_scalar has no alpha
+  EXPECT_THROW(g.set_sym_attr(g.find_value("s"), "dim", "s0"), IrError);  // a list
+  EXPECT_THROW(g.set_sym_attr(g.find_value("x"), "other", "s0"), IrError);  // an input
+}
+
 TEST(Graph, NegativeDimsAreNormalized) {
   Graph g = parse_graph(
       "input %x : f32[2,3,4]\n"

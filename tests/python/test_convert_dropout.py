@@ -1,10 +1,13 @@
 """Dropout in a converted solution follows self.training as nn.Dropout does (issue 14): in
 training mode each element is zeroed with probability p and the others scaled by 1/(1-p),
 from a Philox stream whose seed the forward draws from PyTorch's generator on every call; in
-eval mode the identity, with no draw. Each program (tests/python/programs/convert/
-dropout_*.py: a conv + BatchNorm + ReLU + dropout block, an MLP with LayerNorm and two
-dropouts) is converted and verified in both modes (the verifier judges training mode by
-statistics), and its ModelNew is run next to the reference.
+eval mode the identity, with no draw. The variants: Dropout2d and Dropout3d zero whole
+channels (one number per (sample, channel)), AlphaDropout sets a dropped element to
+a * alpha' + b and a kept one to a * x + b, and in-place dropouts are the same ops. Each
+program (tests/python/programs/convert/: a conv + BatchNorm + ReLU + dropout block, an MLP
+with LayerNorm and two dropouts, a conv + Dropout2d, Dropout3d on a volume, SELU +
+AlphaDropout, in-place dropouts) is converted and verified in both modes (the verifier
+judges training mode by statistics), and its ModelNew is run next to the reference.
 """
 import os
 import subprocess
@@ -15,12 +18,16 @@ import converted
 
 ROOT, BIN = converted.ROOT, converted.BIN
 PROGRAMS = [os.path.join(ROOT, "tests", "python", "programs", "convert", f"{name}.py")
-            for name in ("dropout_conv_block", "dropout_mlp")]
+            for name in ("dropout_conv_block", "dropout_mlp", "dropout2d_conv", "dropout3d_volume",
+                         "alpha_dropout_selu", "dropout_inplace")]
 IDS = [os.path.basename(p)[:-3] for p in PROGRAMS]
 
-# Runs after converted.PRELUDE (task, solution, torch), in a fresh interpreter. The
-# conv block's dropout is its last op: with the dropout's p set to 0 the reference gives the
-# values before it, so each element of a training-mode output is 0 or that value / (1-p).
+# Runs after converted.PRELUDE (task, solution, torch), in a fresh interpreter. Where a
+# program's `dropout` is its last op (and its only one), the reference with that dropout's p
+# set to 0 gives the values before it, so each element of a training-mode output is 0 or
+# that value / (1-p); for Dropout2d/3d each (sample, channel) is all one or the other; for
+# AlphaDropout each element is a * value + b or the dropped constant. The share dropped is
+# p, within 5 standard deviations.
 SIDE_BY_SIDE = r"""
 torch.manual_seed(0)
 model = task.Model(*task.get_init_inputs())
@@ -43,10 +50,24 @@ if hasattr(model, "dropout"):
     model.dropout.p = 0.0
     kept = run(model, 1)
     model.dropout.p = p
-    live = kept != 0
-    dropped = live & (a == 0)
-    torch.testing.assert_close(a[live & ~dropped], kept[live & ~dropped] / (1 - p), rtol=1e-4, atol=1e-5)
-    n, rate = int(live.sum()), float(dropped.sum() / live.sum())
+    if isinstance(model.dropout, torch.nn.AlphaDropout):
+        alpha = 1.7580993408473766
+        scale = ((1 - p) * (1 + p * alpha ** 2)) ** -0.5
+        shift, gone = alpha * scale * p, -alpha * scale * (1 - p)
+        dropped = (a - gone).abs() < 1e-5
+        torch.testing.assert_close(a[~dropped], kept[~dropped] * scale + shift, rtol=1e-4, atol=1e-5)
+        n, rate = a.numel(), float(dropped.float().mean())
+    elif isinstance(model.dropout, (torch.nn.Dropout2d, torch.nn.Dropout3d)):
+        a, kept = a.flatten(2), kept.flatten(2)  # (sample, channel, the rest)
+        live = (kept != 0).any(2)
+        dropped = live & (a == 0).all(2)
+        torch.testing.assert_close(a[live & ~dropped], kept[live & ~dropped] / (1 - p), rtol=1e-4, atol=1e-5)
+        n, rate = int(live.sum()), float(dropped.sum() / live.sum())
+    else:
+        live = kept != 0
+        dropped = live & (a == 0)
+        torch.testing.assert_close(a[live & ~dropped], kept[live & ~dropped] / (1 - p), rtol=1e-4, atol=1e-5)
+        n, rate = int(live.sum()), float(dropped.sum() / live.sum())
     assert abs(rate - p) < 5 * (p * (1 - p) / n) ** 0.5, (rate, p, n)
 model.eval(), new.eval()
 state = {k: v.clone() for k, v in model.state_dict().items()}

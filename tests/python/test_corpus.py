@@ -58,8 +58,6 @@ TIER2_ALL = sorted(set(PROGRAMS) - set(KNOWN_UNSUPPORTED) - set(TIER2_SKIP))
 
 # Tier-2 programs the verifier rejects today, with why; each must still be rejected.
 KNOWN_REJECTED = {
-    "ops/kl_div_loss": "reduction='batchmean' divides by the batch size, which torch.export burns "
-                       "in as a number: on batch 3 instead of 4 the result is off",
     "models/rnn_cell_unrolled": "a Python loop over the sequence: torch.export unrolls it for the "
                                 "traced length, so on another length the solution is wrong",
 }

@@ -90,7 +90,8 @@ def shaped_entries(doc: dict):
 
 def test_cases_exist():
     assert [p.stem for p in PROGRAMS] == [
-        "cat_two", "conv_pool_fc", "linear_relu", "max_pool1d", "permute", "softmax_dim1"]
+        "batch_mean_by_hand", "cat_two", "conv_pool_fc", "divide_by_size", "kl_div_batchmean",
+        "linear_relu", "max_pool1d", "permute", "softmax_dim1", "sum_over_numel"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
@@ -168,6 +169,29 @@ def test_softmax_cat_permute():
     assert s["permute"] == [x[0], x[2], x[1], x[3]] == s["mul"]
 
 
+def sym_args(program: str) -> dict:
+    """{node name: sym_args} of a program's trace."""
+    return {n["name"]: n["sym_args"] for n in traced(ROOT / FOLDER / f"{program}.py")["nodes"]
+            if "sym_args" in n}
+
+
+def test_numbers_computed_from_sizes_are_expressions():
+    # x / x.size(0), and F.kl_div's batchmean (its sum divided by the batch)
+    for program in ("divide_by_size", "kl_div_batchmean"):
+        batch = by_name(program)[next(iter(by_name(program)))][0]
+        assert sym_args(program) == {"div": {"other": batch}}, program
+    b, n = by_name("sum_over_numel")["x"]
+    (expr,) = sym_args("sum_over_numel")["div"].values()
+    assert symbols(expr) == {b, n} and evaluate(expr, {b: 5, n: 7}) == 35
+    args = sym_args("batch_mean_by_hand")
+    b, n = by_name("batch_mean_by_hand")["x"]
+    assert args["div"] == {"other": b}
+    (expr,) = args["mul"].values()
+    assert eval(expr, {"__builtins__": {}}, {**FUNCTIONS, n: 20}) == 1 / 20
+    # A number the program writes stays a number: no node of the others has sym_args.
+    assert not sym_args("softmax_dim1") and not sym_args("conv_pool_fc")
+
+
 def test_without_dynamic_nothing_changes():
     d = frontend.trace_file(str(ROOT / FOLDER / "linear_relu.py"))
     assert d["dynamic"] is False and "dynamic_error" not in d
@@ -178,7 +202,7 @@ def strip_sym(v):
     """The traced document without what dynamic=True adds."""
     if isinstance(v, dict):
         return {k: strip_sym(x) for k, x in v.items()
-                if k not in ("sym_shape", "dynamic", "dynamic_error")}
+                if k not in ("sym_shape", "sym_args", "dynamic", "dynamic_error")}
     if isinstance(v, list):
         return [strip_sym(x) for x in v]
     return v
@@ -233,6 +257,8 @@ def drtriton(*args):
 
 IR_VALUE = re.compile(r"^(?:input |param )?%(\w+) : \w+\[([\d,]*)\]", re.M)
 SYM_LINE = re.compile(r"^# sym %(\w+): \[(.*)\]$")
+SYM_ATTR_LINE = re.compile(r"^# sym %(\w+)\.(\w+) = (.*)$")
+IR_ATTRS = re.compile(r"^%(\w+) : .*\{(.*)\}$", re.M)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
@@ -242,11 +268,15 @@ def test_import_sym_prints_shapes_over_the_input_sizes(program):
     ir, _, sym_text = run.stdout.partition("# sym ")
     sym_lines = ("# sym " + sym_text).splitlines()
     shapes = {m[1]: [int(x) for x in m[2].split(",") if x] for m in IR_VALUE.finditer(ir)}
-    sym = {}
+    sym, sym_attrs = {}, {}
     for line in sym_lines:
         m = SYM_LINE.match(line)
+        if m:
+            sym[m[1]] = [s.strip() for s in re.split(r",(?![^()]*\))", m[2])]
+            continue
+        m = SYM_ATTR_LINE.match(line)
         assert m, line
-        sym[m[1]] = [s.strip() for s in re.split(r",(?![^()]*\))", m[2])]
+        sym_attrs[(m[1], m[2])] = m[3]
     # Every input, parameter and node of rank > 0 has one.
     assert set(sym) == {v for v, s in shapes.items() if s}
     # The symbols of the modules' own parameters (a Linear's out_features) are in the
@@ -255,6 +285,13 @@ def test_import_sym_prints_shapes_over_the_input_sizes(program):
     for v, dims in sym.items():
         assert symbols(" ".join(dims)) <= set(sizes), (v, dims)
         assert [evaluate(s, sizes) for s in dims] == shapes[v], (v, dims)
+    # A number attribute computed from sizes is, at the traced sizes, the traced number.
+    attrs = {m[1]: dict(kv.split("=", 1) for kv in m[2].split(", ")) for m in IR_ATTRS.finditer(ir)}
+    for (v, attr), expr in sym_attrs.items():
+        value = eval(expr, {"__builtins__": {}}, {**FUNCTIONS, **sizes})
+        assert math.isclose(value, float(attrs[v][attr])), (v, attr, expr)
+    traced_args = [n for n in traced(program)["nodes"] if "sym_args" in n]
+    assert len(sym_attrs) == sum(len(n["sym_args"]) for n in traced_args)
 
 
 def test_import_sym_leaves_the_ir_text_alone():
@@ -296,3 +333,25 @@ def test_solution_text_does_not_depend_on_the_sizes(tmp_path):
     assert bodies[0] == bodies[1]
     assert "        s4 = self.conv.weight.shape[0]\n" in bodies[0]
     assert "self.fc.weight.shape[0]\n" in bodies[0]
+
+
+def test_numbers_computed_from_sizes_follow_the_sizes(tmp_path):
+    """The solutions of the programs that divide by a size, run on other sizes than the
+    traced ones, compute what the programs compute there (with the traced size burned in,
+    kl_div's batchmean on a batch of 5 divides by 8)."""
+    from converted import convert, side_by_side
+
+    names = ["divide_by_size", "sum_over_numel", "batch_mean_by_hand", "kl_div_batchmean"]
+    solutions = convert([str(ROOT / FOLDER / f"{n}.py") for n in names], tmp_path)
+    script = """
+task.batch_size, task.dim = 5, 12
+torch.manual_seed(0)
+inputs = task.get_inputs()
+want = task.Model()(*inputs)
+got = solution.ModelNew()(*inputs)
+assert got.shape == want.shape, (got.shape, want.shape)
+torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+print("ok")
+"""
+    for program, solution in solutions.items():
+        side_by_side(script, program, solution)

@@ -520,3 +520,23 @@ def test_a_hand_started_worker_names_the_gpu_lock_as_the_service_does(monkeypatc
     assert (physical_gpu_name(0), physical_gpu_name(1)) == ("3", "1")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-5f25/../x,2")
     assert physical_gpu_name(0) == "GPU-5f25x"
+
+
+def test_integer_outputs_are_judged_exactly():
+    """A count or a sum of int64 ids has no rounding to forgive: off by one fails, even in
+    2**53 (relative 1e-16, far under the float floor of 1e-6); where eager's own integers
+    differ from the truth (an argmax of floats that round alike), 8 times its error bounds."""
+    import torch
+    from drtriton.verifier import compare
+
+    total = torch.tensor([2**53 + 1, 7])
+    (err, _, bound), = compare.check_output(total, total.clone(), total.clone())
+    assert err == 0 <= bound
+    (err, _, bound), = compare.check_output(total + torch.tensor([1, 0]), total, total.clone())
+    assert bound == 0 and err > bound
+    mask = torch.tensor([True, False, True])
+    (err, _, bound), = compare.check_output(~mask, mask, mask.clone())
+    assert err > bound == 0
+    truth, eager = torch.tensor([3, 5]), torch.tensor([3, 4])
+    (err, _, bound), = compare.check_output(eager.clone(), eager, truth)
+    assert 0 < err <= bound

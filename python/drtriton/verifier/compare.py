@@ -4,7 +4,8 @@ err(y) = ||y - truth|| / ||truth|| over the entries where eager fp32 and the tru
 both finite (absolute ||y - truth|| when the truth is zero there). A candidate output
 passes when shapes and dtypes equal eager's exactly, non-finite values (NaN, +inf, -inf,
 each kind) sit exactly where eager's fp32 output has them, and
-err(candidate) <= max(8 * err(eager fp32), 1e-6).
+err(candidate) <= max(8 * err(eager fp32), 1e-6); for an integer or bool output the floor is 0,
+so where eager's is exact (a count, a sum of int64 ids) the candidate's must be too.
 
 Where the candidate misses that bound, the judge adds more honest fp32 answers (`others`:
 eager on the inputs moved by one rounding, up to SECOND_SAMPLES of them, until the
@@ -63,7 +64,11 @@ def _norms(y, truth, mask):
     sync (a boolean index would wait for the GPU once per output and per operand)."""
     t = truth.double()
     zero = torch.zeros((), dtype=torch.float64, device=t.device)
-    d = torch.where(mask, y.double() - t, zero)
+    if y.dtype == truth.dtype and y.dtype in (torch.int64, torch.int32, torch.int16, torch.int8):
+        diff = (y - truth).double()  # exact: an int64 past 2**53 has no double of its own
+    else:
+        diff = y.double() - t
+    d = torch.where(mask, diff, zero)
     return torch.linalg.vector_norm(d), torch.linalg.vector_norm(torch.where(mask, t, zero))
 
 
@@ -95,7 +100,8 @@ def check_output(cand, eager, truth, others=()):
             raise Mismatch(f"output {i} is on {c.device}, the reference's on {e.device}")
         c = c.detach().to(t.device)
         e = e.detach().to(t.device)
-        if c.is_floating_point() or c.is_complex():
+        floating = c.is_floating_point() or c.is_complex()
+        if floating:
             kc, ke = _kind(c), _kind(e)
             differ = kc != ke
             # entries whose kind differs, and of those, non-finite where eager is finite
@@ -117,7 +123,8 @@ def check_output(cand, eager, truth, others=()):
                            f"({int(extra)} non-finite where eager is finite)")
         err_c, err_e = _ratio(nd_c, nt), _ratio(nd_e, nt)
         err_e = max([err_e] + [_ratio(a, b) for a, b in zip(pairs[::2], pairs[1::2])])
-        rows.append((err_c, err_e, max(ERR_FACTOR * err_e, ERR_FLOOR)))
+        # An integer output has no rounding to forgive: off by one in 2**40 is wrong.
+        rows.append((err_c, err_e, max(ERR_FACTOR * err_e, ERR_FLOOR if floating else 0.0)))
     return rows
 
 

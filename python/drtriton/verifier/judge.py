@@ -803,7 +803,11 @@ class _Judgement:
                 rows = compare.check_output(out, eager, truth, others)
         except compare.Mismatch as e:
             raise Reject(stage, f"{what}: {e}")
-        worst = max(range(len(rows)), key=lambda i: rows[i][0] / rows[i][2]) if rows else None
+        def over(row):  # how far past its bound; an integer output's bound may be 0
+            err_c, _, bound = row
+            return err_c / bound if bound > 0 else (math.inf if err_c > 0 else 0.0)
+
+        worst = max(range(len(rows)), key=lambda i: over(rows[i])) if rows else None
         entry = {"set": index, "dist": label}
         if worst is not None:
             entry.update(candidate=rows[worst][0], eager=rows[worst][1], bound=rows[worst][2])
