@@ -61,10 +61,10 @@ def main():
     parser.add_argument("--out", default=None, help="also write the table (markdown) here")
     parser.add_argument("--programs", nargs="*", default=PROGRAMS,
                         help="program paths (default: the GEMM programs listed in this script)")
-    parser.add_argument("--timeout", type=float, default=90,
-                        help="seconds one solution's judging may take (default 90)")
-    parser.add_argument("--budget", type=float, default=200,
-                        help="start no program after this many seconds (default 200)")
+    parser.add_argument("--timeout", type=float, default=60,
+                        help="seconds one solution's judging may take (default 60)")
+    parser.add_argument("--budget", type=float, default=180,
+                        help="start no program after this many seconds (default 180)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="cpu: a smoke test in Triton's interpreter (default cuda)")
     args = parser.parse_args()

@@ -1041,8 +1041,8 @@ void Lowering::plan_gemm(const Node& n) {
 // program_id(1). The operands are read as expressions (a transposed view, a scaled input
 // fuse into the loads). fp32 operands go through tf32x3, three TF32 products that come to
 // fp32 accuracy on tensor cores (plain tl.dot on fp32 is one TF32 product, too inaccurate
-// for the verifier); fp16 and bf16 ones are multiplied as they are, into fp32. The tile of
-// the product plus its bias is the value of the GEMM's node in the kernel's memo, and the
+// for the verifier); fp16 and bf16 ones give their own exact products, into fp32. The tile
+// of the product plus its bias is the value of the GEMM's node in the kernel's memo, and the
 // kernel writes the epilogue's last value `root` (plan_gemm) from it.
 void Lowering::lower_gemm(const Node& n, ValueId root) {
   constexpr int kInlineCost = 3;  // as attention: each operand element is read many times
@@ -1086,12 +1086,19 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
       dims.push_back(si[d] == 1 && so[skip + d] != 1 ? "0" : lead[skip + d]);
     return dims;
   };
-  std::string dot_type = dtype == DType::F16    ? "tl.float16"
-                         : dtype == DType::BF16 ? "tl.bfloat16"
-                                                : "";
+  // fp16 operands are multiplied as fp16. bf16 ones stay fp32 (as loaded) under one TF32
+  // pass, which holds a bf16 value exactly, so the products are bf16's (and Triton's
+  // interpreter has no bf16 dot).
+  std::string dot_type = dtype == DType::F16 ? "tl.float16" : "";
+  std::string precision = dtype == DType::F16    ? ""
+                          : dtype == DType::BF16 ? ", input_precision=\"tf32\""
+                                                 : ", input_precision=\"tf32x3\"";
+  // A dim of a literal 1 leaves the offsets without that axis: then the operands and the
+  // store are made blocks of the tile's shape (tl.dot and tl.store take no broadcast).
+  const bool degenerate = m_py == "1" || n_py == "1" || k_py == "1";
   auto operand = [&](const std::string& e, bool loaded, const std::string& mask) {
     // Padding must add nothing: an expression of a masked load need not be 0 there.
-    std::string x = loaded ? e : "tl.where(" + mask + ", " + e + ", 0.0)";
+    std::string x = loaded && !degenerate ? e : "tl.where(" + mask + ", " + e + ", 0.0)";
     return dot_type.empty() ? x : x + ".to(" + dot_type + ")";
   };
   k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
@@ -1119,8 +1126,7 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
                 "b_mask");
   }
   k.line("b = " + b);
-  k.line(std::string("acc = tl.dot(a, b, acc") +
-         (dot_type.empty() ? ", input_precision=\"tf32x3\")" : ")"));
+  k.line("acc = tl.dot(a, b, acc" + precision + ")");
   k.pop();
 
   k.line("mask = (rows < M) & (cols < N)");
@@ -1141,12 +1147,14 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   DType root_dtype = g_.value(root).type.dtype;
   std::vector<std::string> rs = shape_of(root);
   std::string buf = alloc(rs, root_dtype);
-  k.line("tl.store(" + k.pointer(buf) + " + " + linearize(k, out_dims, rs) + ", " +
-         rounded(root_dtype, result) + ", mask=mask)");
+  std::string offset = linearize(k, out_dims, rs);
+  if (degenerate) offset = "mask.to(tl.int32) * 0 + " + offset;
+  k.line("tl.store(" + k.pointer(buf) + " + " + offset + ", " + rounded(root_dtype, result) +
+         ", mask=mask)");
 
   forward_.push_back("BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS, STAGES = _gemm_blocks(" + m_py +
                      ", " + n_py + ", " + k_py + ", " + product(batch) + ", " +
-                     (dot_type.empty() ? "4" : "2") + ")");
+                     (dtype == DType::F32 ? "4" : "2") + ")");
   std::vector<std::string> launch = {"num_stages=STAGES"};
   if (options_.knobs.num_warps == 0) launch.insert(launch.begin(), "num_warps=WARPS");
   std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};

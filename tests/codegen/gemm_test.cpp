@@ -133,6 +133,30 @@ return %1
   EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 2)"), 1) << s;
 }
 
+// bf16 values are exact in TF32: one TF32 pass on the fp32 loads gives bf16's products.
+TEST(Gemm, Bfloat16ThroughOneTf32Pass) {
+  std::string s = compile(R"(input %x : bf16[8,32]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16}
+return %1
+)");
+  EXPECT_EQ(count(s, "tl.dot(a, b, acc, input_precision=\"tf32\")"), 1) << s;
+  EXPECT_EQ(count(s, "tl.bfloat16"), 1) << s;   // in _round_bf16 only: no bf16 operands
+  EXPECT_EQ(count(s, "_round_bf16("), 2) << s;  // the helper and the store
+}
+
+// A dim of a literal 1 drops its axis from the offsets: the operands and the store are
+// broadcast to the tile (tl.dot and tl.store take no smaller blocks).
+TEST(Gemm, LiteralOneDimsGiveFullTiles) {
+  std::string s = compile(R"(input %a : f32[1,16]
+input %b : f32[16,12]
+%1 = matmul(%a, %b)
+return %1
+)");
+  EXPECT_EQ(count(s, "a = tl.where(a_mask, "), 1) << s;
+  EXPECT_EQ(count(s, "b = tl.where(b_mask, "), 1) << s;
+  EXPECT_EQ(count(s, "tl.store(buf0_ptr + mask.to(tl.int32) * 0 + "), 1) << s;
+}
+
 // A matmul of a vector stays a library call.
 TEST(Gemm, VectorOperandStaysALibraryCall) {
   std::string s = compile(R"(input %a : f32[8,16]
