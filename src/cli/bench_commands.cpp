@@ -39,6 +39,7 @@ struct BenchArgs {
   bool no_compile = false, no_kernelbench = false, search = false;
   int max_ops = 5, variants = 2;
   Sampling sampling;
+  CodegenKnobs knobs;
 };
 
 // The policy a results folder holds, as its rows name it ("compiler", "compiler+search").
@@ -200,8 +201,9 @@ std::vector<Candidates> compile_chunk(const std::vector<Program>& chunk, const B
     try {
       Graph graph = import_traced(traced[i]);
       out[i].work = work_of(graph);
-      GeneratedSolution solution =
-          generate_solution(graph, codegen_options(traced[i], chunk[i].path));
+      CodegenOptions options = codegen_options(traced[i], chunk[i].path);
+      options.knobs = a.knobs;
+      GeneratedSolution solution = generate_solution(graph, options);
       out[i].sources = {solution.source};
       out[i].counts = {{solution.kernels, solution.library_calls}};
     } catch (const std::exception& e) {
@@ -295,6 +297,7 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, PoolJudge& jud
   o.sampling = a.sampling;
   o.time_compile = !a.no_compile;
   o.budget_s = a.budget;
+  o.knobs = a.knobs;
   o.workers = judge.workers();
   judge.start();  // not in the first program's budget
   std::vector<json> rows;
@@ -606,6 +609,7 @@ void add_bench_commands(CLI::App& app) {
   bench->add_option("--timeout", a->timeout, "Seconds a verdict may run (default 300)")
       ->check(CLI::PositiveNumber);
   bench->add_option("--cache", a->cache, "SQLite verdict cache (default: OUT/verdicts.sqlite)");
+  add_knob_option(*bench, a->knobs);
   bench->add_flag("--no-compile", a->no_compile,
                   "Do not time torch.compile (the slowest part of a verdict on a CPU)");
   bench->add_flag("--no-kernelbench", a->no_kernelbench,

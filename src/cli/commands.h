@@ -55,6 +55,10 @@ void print_numeric_redraws(const std::vector<ProgramRecord>& records);
 // source, the reference's state_dict (ModelNew builds the same entries). `where` is the
 // program's path (its file name heads the solution; errors name it).
 CodegenOptions codegen_options(const nlohmann::json& traced, const std::string& where);
+// --knob NAME=VALUE, repeatable, on a command that compiles: each sets one of `knobs`
+// (set_knob of codegen.h) as it is parsed, so that a bad setting is a usage error naming the
+// knob and its values before any work.
+void add_knob_option(CLI::App& command, CodegenKnobs& knobs);
 // The verifier workers' configuration (devices left to the caller): `worker_command` instead
 // of python -m drtriton.worker when not empty; `sandbox` is auto, on or off.
 PoolConfig worker_config(const std::string& worker_command, const std::string& sandbox);
@@ -122,6 +126,7 @@ struct SearchOptions {
   std::string policy = "compiler", device = "", work = "";  // work: "" a scratch folder
   int max_ops = 5, variants = 2;
   Sampling sampling;
+  CodegenKnobs knobs;  // the compiler's first answer's (--knob); its variants are drawn
   bool eval_mode = false, time_compile = true, fragments_only = false;
   // The budget: seconds of wall time from `started` (0: no limit), its finalists judged
   // whatever the time; `workers`, the judge's, for its estimate of a round's time.

@@ -28,6 +28,7 @@ struct ConvertArgs {
   bool verify = false, no_verify = false, json = false, eval_mode = false, search = false;
   double timeout = 300, budget = 0;  // budget: --search's seconds, 0: none
   Sampling sampling;
+  CodegenKnobs knobs;
 };
 
 constexpr const char* kModelPolicy = "model:";
@@ -145,6 +146,25 @@ CodegenOptions codegen_options(const json& traced, const std::string& where) {
   return options;
 }
 
+void add_knob_option(CLI::App& command, CodegenKnobs& knobs) {
+  command.add_option_function<std::vector<std::string>>(
+      "--knob",
+      [&knobs](const std::vector<std::string>& settings) {
+        for (const std::string& s : settings) {
+          size_t eq = s.find('=');
+          if (eq == std::string::npos)
+            throw CLI::ValidationError("--knob", "expected NAME=VALUE, got '" + s + "'");
+          try {
+            set_knob(knobs, s.substr(0, eq), s.substr(eq + 1));
+          } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError("--knob", e.what());
+          }
+        }
+      },
+      "A codegen knob, NAME=VALUE, repeatable: gemm=triton|library (who computes Linear and "
+      "matmul), pointwise_block, tile_elements, num_warps, recompute_limit (docs/cli.md)");
+}
+
 namespace {
 
 std::string default_output(const std::string& program) {
@@ -233,6 +253,7 @@ void run_search_convert(const ConvertArgs& a, const Judging& judging) {
   o.sampling = a.sampling;
   o.eval_mode = a.eval_mode;
   o.budget_s = a.budget;
+  o.knobs = a.knobs;
   PoolJudge judge(pool_devices(judging.gpus, 0), a.cache, a.timeout);
   o.workers = judge.workers();
   if (o.budget_s > 0) judge.start();  // the workers' start is not in the budget
@@ -256,6 +277,7 @@ void run_convert(const ConvertArgs& a) {
   double trace_s = seconds_since(start);
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, a.program);
+  options.knobs = a.knobs;
   GeneratedSolution solution = generate_solution(graph, options);
   if (verbose()) {
     char line[160];
@@ -328,6 +350,7 @@ void add_convert_commands(CLI::App& app) {
                    "OpenAI-compatible server); of sampled answers, the fastest verified one")
       ->check(policy_spec_error);
   add_sampling_options(*convert, a->sampling);
+  add_knob_option(*convert, a->knobs);
   auto* search = convert->add_flag(
       "--search", a->search,
       "Test-time search (drtriton search with its defaults): the fastest verified "

@@ -62,9 +62,10 @@ std::string one_line(std::string s) {
   return s.size() > 160 ? s.substr(0, 157) + "..." : s;
 }
 
-// Up to `variants` solutions with distinct text: the compiler's defaults, then drawn knobs.
+// Up to `variants` solutions with distinct text: `knobs` (the defaults unless --knob), then
+// drawn knobs.
 std::vector<std::string> compiler_answers(const json& traced, const std::string& where,
-                                          int variants, uint64_t seed) {
+                                          const CodegenKnobs& knobs, int variants, uint64_t seed) {
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, where);
   std::mt19937_64 rng(seed);
@@ -72,7 +73,7 @@ std::vector<std::string> compiler_answers(const json& traced, const std::string&
   std::set<std::string> seen;
   for (int attempt = 0; static_cast<int>(out.size()) < variants && attempt < 16 * variants;
        ++attempt) {
-    options.knobs = attempt == 0 ? CodegenKnobs{} : draw_knobs(rng);
+    options.knobs = attempt == 0 ? knobs : draw_knobs(rng);
     std::string source = generate_solution(graph, options).source;
     if (seen.insert(source).second) out.push_back(source);
   }
@@ -135,7 +136,7 @@ void ask_policy(const SearchOptions& a, const json& traced, const std::vector<in
       continue;
     }
     try {
-      edge.candidates = compiler_answers(traces[k], edge.task_path, a.variants, asked[k]);
+      edge.candidates = compiler_answers(traces[k], edge.task_path, a.knobs, a.variants, asked[k]);
     } catch (const std::exception& ex) {
       edge.error = "compile: " + one_line(ex.what());
     }
@@ -417,7 +418,7 @@ void run_search(SearchArgs a) {
   read_file(a.program);  // a missing program: named before anything starts
   if (a.options.device.empty() && default_device(a.gpus) == "cpu") {
     json traced = load_traced(a.program);
-    write_output(out, compiler_answers(traced, a.program, 1, 0).front());
+    write_output(out, compiler_answers(traced, a.program, a.options.knobs, 1, 0).front());
     info() << "drtriton search: " << a.program << " -> " << out
            << " (the compiler's solution, not searched and not verified: no GPU; --device cpu "
               "searches with Triton's interpreter)\n";
@@ -492,8 +493,9 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
   } else {
     if (edges[0].best >= 0) finalists.push_back({"whole", edges[0].candidates[edges[0].best]});
     if (!(cover.size() == 1 && cover[0] == 0)) {
-      std::string base = edges[0].best >= 0 ? edges[0].candidates[edges[0].best]
-                                            : compiler_answers(traced, program, 1, 0).front();
+      std::string base = edges[0].best >= 0
+                             ? edges[0].candidates[edges[0].best]
+                             : compiler_answers(traced, program, a.knobs, 1, 0).front();
       try {
         finalists.push_back({"composed", compose(whole, edges, cover, base, dir)});
       } catch (const CliError& e) {
@@ -620,6 +622,7 @@ void add_search_commands(CLI::App& app) {
   search->add_flag("--fragments-only", a->options.fragments_only,
                    "Do not ask for the whole program (a policy whose context it would not fit): "
                    "the answer is a composition; its ModelNew.__init__ is the compiler's");
+  add_knob_option(*search, a->options.knobs);
   search->add_flag("--eval-mode", a->options.eval_mode, "Verify the modules after .eval()");
   search->add_flag("--no-compile-timing", a->no_compile_timing,
                    "Do not time torch.compile for the finalists");

@@ -55,11 +55,21 @@ struct CodegenKnobs {
   // a pooling window costs 8 times its input); else each consumer recomputes it. 0
   // materializes every shared value, a large limit recomputes nearly all.
   int recompute_limit = 2;
+  // Who computes a Linear, matmul, bmm or addmm: "triton", a Triton GEMM kernel with the
+  // bias and the elementwise chain after it in its epilogue (fp32 inputs through three-pass
+  // TF32, tf32x3, more accurate than cuBLAS fp32 on an H200), or "library", cuBLAS followed
+  // by a kernel that adds the bias and reads on. A matmul of a vector stays a library call.
+  std::string gemm = "triton";
 };
 
 // Other knob settings than the defaults, for candidates that differ in text and speed only
 // (`pairs --variants`, `search --variants`): each knob from a short list that holds its default.
 CodegenKnobs draw_knobs(std::mt19937_64& rng);
+
+// Sets the knob `name` ("pointwise_block", "gemm", ...) from its text form, as the command
+// line's `--knob NAME=VALUE` gives it; throws std::invalid_argument naming the knob and
+// the values it takes.
+void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& value);
 
 struct CodegenOptions {
   std::string init_params;  // Model.__init__'s parameters after self: "in_f, out_f=10"

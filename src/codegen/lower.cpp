@@ -282,10 +282,16 @@ class Lowering {
   void finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
                      const std::vector<std::string>& constexprs, const std::string& grid,
                      const std::vector<std::string>& extra_args,
-                     const std::vector<std::string>& constexpr_args);
+                     const std::vector<std::string>& constexpr_args,
+                     const std::vector<std::string>& launch_options = {});
 
   // Expressions.
   std::string emit(Kernel& k, ValueId v, const Index& idx);
+  // What a kernel remembers `v` at `idx` by: emit's memo, which the GEMM epilogue fills
+  // with the accumulator so that the chain reading the product reads the tile.
+  static std::string value_key(ValueId v, const Index& idx) {
+    return "value " + std::to_string(v) + "[" + join(idx.dims, ",") + "] if " + idx.mask;
+  }
   std::string emit_node(Kernel& k, const Node& n, const Index& idx);
   std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
@@ -297,6 +303,9 @@ class Lowering {
 
   // Nodes that write buffers.
   void lower_anchor(const Node& n);
+  bool triton_gemm(const Node& n) const;
+  void plan_gemm(const Node& n);
+  void lower_gemm(const Node& n, ValueId root);
   void lower_recurrent(const Node& n);
   void lower_nll_loss(const Node& n);
   std::string nll_term(Kernel& k, const Node& n, const Index& idx, bool count);
@@ -373,6 +382,12 @@ class Lowering {
   std::map<ValueId, std::vector<std::string>> stats_;
   std::map<ValueId, ReducePlan> plans_;
   std::map<ValueId, int> users_, cost_;
+  std::map<ValueId, std::vector<int>> consumers_;  // the nodes (indices) reading each value
+  // Triton GEMMs waiting for their epilogue's last value (root -> the GEMM's node index),
+  // the values inside an epilogue (computed in the GEMM kernel only), and the nodes taken.
+  std::map<ValueId, int> gemm_roots_;
+  std::set<ValueId> epilogue_inner_;
+  std::set<int> epilogue_nodes_;
   std::map<std::string, std::string> dim_vars_;  // expression -> forward variable
   std::vector<std::string> forward_;             // forward's lines, after the prologue
   std::vector<std::string> prologue_;
@@ -465,7 +480,7 @@ std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
   if (val.kind != ValueKind::Node) {
     throw IrError("codegen: %" + val.name + " has no buffer");
   }
-  std::string key = "value " + std::to_string(v) + "[" + join(idx.dims, ",") + "] if " + idx.mask;
+  std::string key = value_key(v, idx);
   if (const std::string* t = k.find(key)) return *t;
   k.touch(val.node);
   std::string t = emit_node(k, g_.nodes()[val.node], idx);
@@ -858,7 +873,8 @@ std::string Lowering::param_var(const Node& n, const std::string& rel) {
 void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
                              const std::vector<std::string>& constexprs, const std::string& grid,
                              const std::vector<std::string>& extra_args,
-                             const std::vector<std::string>& constexpr_args) {
+                             const std::vector<std::string>& constexpr_args,
+                             const std::vector<std::string>& launch_options) {
   std::vector<std::string> params, args;
   for (const std::string& var : k.pointers()) {
     params.push_back(var + "_ptr");
@@ -882,6 +898,7 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
   }
   if (options_.knobs.num_warps > 0)
     args.push_back("num_warps=" + std::to_string(options_.knobs.num_warps));
+  args.insert(args.end(), launch_options.begin(), launch_options.end());
   k.touch(current_node_);
   computes_.push_back({k.name(), k.nodes()});
   std::ostringstream src;
@@ -990,6 +1007,193 @@ void Lowering::lower_anchor(const Node& n) {
   } else {
     buffers_[out] = {var, false};
   }
+}
+
+// A Linear, matmul, bmm or addmm that a Triton kernel computes (the `gemm` knob): floating
+// operands of two dims or more (a matmul of a vector stays a library call).
+bool Lowering::triton_gemm(const Node& n) const {
+  if (options_.knobs.gemm != "triton") return false;
+  DType dtype = g_.value(n.output).type.dtype;
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16) return false;
+  switch (n.op) {
+    case Op::Linear: return g_.value(n.inputs[0]).type.rank() >= 2;
+    case Op::Matmul:
+      return g_.value(n.inputs[0]).type.rank() >= 2 && g_.value(n.inputs[1]).type.rank() >= 2;
+    case Op::Bmm:
+    case Op::Addmm: return true;
+    default: return false;
+  }
+}
+
+// The epilogue of a Triton GEMM: the elementwise nodes after it, of the product's shape,
+// that read the product or each other, up to the last one that is the only value of them
+// read outside (by other nodes or as an output). The GEMM kernel is written when that node
+// is lowered, so every other input of the chain exists by then; the product and the values
+// inside never reach memory.
+void Lowering::plan_gemm(const Node& n) {
+  constexpr size_t kMaxEpilogue = 64;  // nodes; a longer chain ends in a second kernel
+  const int first = static_cast<int>(&n - g_.nodes().data());
+  const Shape& shape = g_.value(n.output).type.shape;
+  std::set<ValueId> outputs(g_.outputs().begin(), g_.outputs().end());
+  std::vector<ValueId> chain = {n.output};
+  std::set<ValueId> in_chain = {n.output};
+  std::set<int> nodes;
+  size_t root = 0;  // chain[root] is the last value that may end the epilogue
+  for (int i = first + 1; i < static_cast<int>(g_.nodes().size()) && chain.size() < kMaxEpilogue;
+       ++i) {
+    const Node& m = g_.nodes()[i];
+    bool reads = std::any_of(m.inputs.begin(), m.inputs.end(),
+                             [&](ValueId in) { return in_chain.count(in) > 0; });
+    if (!reads) continue;
+    Category c = m.schema().category;
+    if ((c != Category::Unary && c != Category::Binary) || epilogue_nodes_.count(i) ||
+        g_.value(m.output).type.shape != shape)
+      break;  // the chain's values reach a node of another kind: it ends at the last root
+    chain.push_back(m.output);
+    in_chain.insert(m.output);
+    nodes.insert(i);
+    // Does only the newest value escape the chain?
+    bool closed = true;
+    for (size_t j = 0; j + 1 < chain.size() && closed; ++j) {
+      if (outputs.count(chain[j])) closed = false;
+      for (int user : consumers_[chain[j]])
+        if (!nodes.count(user)) closed = false;
+    }
+    if (closed) root = chain.size() - 1;
+  }
+  for (size_t j = 1; j <= root; ++j) epilogue_nodes_.insert(g_.value(chain[j]).node);
+  for (size_t j = 0; j < root; ++j) epilogue_inner_.insert(chain[j]);
+  gemm_roots_[chain[root]] = first;
+}
+
+// A GEMM as one Triton kernel, in the tiles of Triton's matmul tutorial: a program computes
+// a BLOCK_M x BLOCK_N tile of the product over K in BLOCK_K steps, programs grouped GROUP_M
+// row blocks at a time so that neighbours share operand tiles in L2; a batch entry per
+// program_id(1). The operands are read as expressions (a transposed view, a scaled input
+// fuse into the loads). fp32 operands go through tf32x3, three TF32 products that come to
+// fp32 accuracy on tensor cores (plain tl.dot on fp32 is one TF32 product, too inaccurate
+// for the verifier); fp16 and bf16 ones give their own exact products, into fp32. The tile
+// of the product plus its bias is the value of the GEMM's node in the kernel's memo, and the
+// kernel writes the epilogue's last value `root` (plan_gemm) from it.
+void Lowering::lower_gemm(const Node& n, ValueId root) {
+  constexpr int kInlineCost = 3;  // as attention: each operand element is read many times
+  const bool linear = n.op == Op::Linear;
+  std::vector<ValueId> operands = linear
+                                      ? std::vector<ValueId>{n.inputs[0]}
+                                      : std::vector<ValueId>{n.inputs[n.op == Op::Addmm ? 1 : 0],
+                                                             n.inputs[n.op == Op::Addmm ? 2 : 1]};
+  for (ValueId in : operands)
+    if (cost(in) > kInlineCost) materialize(in);
+  ValueId out = n.output;
+  std::vector<std::string> os = shape_of(out);
+  const size_t r = os.size();
+  // A Linear's rows are all its leading dims; the others multiply matrices per batch entry.
+  std::vector<std::string> batch =
+      linear ? std::vector<std::string>{} : std::vector<std::string>(os.begin(), os.end() - 2);
+  std::vector<std::string> row_shape(os.begin() + (linear ? 0 : r - 2), os.end() - 1);
+  std::vector<std::string> as = shape_of(operands[0]);
+  std::string m_py = product(row_shape), n_py = os[r - 1], k_py = as.back();
+  DType dtype = g_.value(out).type.dtype;
+
+  Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name);
+  k.touch(static_cast<int>(&n - g_.nodes().data()));
+  k.line("pid = " + program_id());
+  k.line("blocks_m = tl.cdiv(M, BLOCK_M)");
+  k.line("group = GROUP_M * tl.cdiv(N, BLOCK_N)");
+  k.line("first_m = pid // group * GROUP_M");
+  k.line("group_m = tl.minimum(blocks_m - first_m, GROUP_M)");
+  k.line("rows = (first_m + pid % group % group_m) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("cols = (pid % group // group_m) * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]");
+  std::vector<std::string> lead =
+      decompose(k, int64_index_ ? "tl.program_id(1).to(tl.int64)" : "tl.program_id(1)", batch);
+  std::vector<std::string> row_dims = decompose(k, "rows", row_shape);
+  // An operand's batch dims, right-aligned with the output's: size 1 broadcasts.
+  auto batch_dims = [&](ValueId in) {
+    const Shape& si = g_.value(in).type.shape;
+    const Shape& so = g_.value(out).type.shape;
+    std::vector<std::string> dims;
+    size_t nb = si.size() - 2, skip = batch.size() - nb;
+    for (size_t d = 0; d < nb; ++d)
+      dims.push_back(si[d] == 1 && so[skip + d] != 1 ? "0" : lead[skip + d]);
+    return dims;
+  };
+  // fp16 operands are multiplied as fp16. bf16 ones stay fp32 (as loaded) under one TF32
+  // pass, which holds a bf16 value exactly, so the products are bf16's (and Triton's
+  // interpreter has no bf16 dot).
+  std::string dot_type = dtype == DType::F16 ? "tl.float16" : "";
+  std::string precision = dtype == DType::F16    ? ""
+                          : dtype == DType::BF16 ? ", input_precision=\"tf32\""
+                                                 : ", input_precision=\"tf32x3\"";
+  // A dim of a literal 1 leaves the offsets without that axis: then the operands and the
+  // store are made blocks of the tile's shape (tl.dot and tl.store take no broadcast).
+  const bool degenerate = m_py == "1" || n_py == "1" || k_py == "1";
+  auto operand = [&](const std::string& e, bool loaded, const std::string& mask) {
+    // Padding must add nothing: an expression of a masked load need not be 0 there.
+    std::string x = loaded && !degenerate ? e : "tl.where(" + mask + ", " + e + ", 0.0)";
+    return dot_type.empty() ? x : x + ".to(" + dot_type + ")";
+  };
+  k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
+  k.line("for k0 in range(0, K, BLOCK_K):");
+  k.push();
+  k.line("ka = k0 + tl.arange(0, BLOCK_K)[None, :]");
+  k.line("kb = k0 + tl.arange(0, BLOCK_K)[:, None]");
+  k.line("a_mask = (rows < M) & (ka < K)");
+  k.line("b_mask = (kb < K) & (cols < N)");
+  std::vector<std::string> a_dims = linear ? row_dims : batch_dims(operands[0]);
+  if (!linear) a_dims.push_back(row_dims[0]);
+  a_dims.push_back("ka");
+  k.line("a = " + operand(emit(k, operands[0], Index{a_dims, "a_mask", "", {}}),
+                          is_buffer(operands[0]), "a_mask"));
+  std::string b;
+  if (linear) {  // the weight [N, K] read transposed
+    b = load_at(k, param_var(n, "weight"), linearize(k, {"cols", "kb"}, {n_py, k_py}), "b_mask",
+                "0.0", low_precision(out));
+    b = operand(b, true, "b_mask");
+  } else {
+    std::vector<std::string> b_dims = batch_dims(operands[1]);
+    b_dims.push_back("kb");
+    b_dims.push_back("cols");
+    b = operand(emit(k, operands[1], Index{b_dims, "b_mask", "", {}}), is_buffer(operands[1]),
+                "b_mask");
+  }
+  k.line("b = " + b);
+  k.line("acc = tl.dot(a, b, acc" + precision + ")");
+  k.pop();
+
+  k.line("mask = (rows < M) & (cols < N)");
+  std::vector<std::string> out_dims = lead;
+  out_dims.insert(out_dims.end(), row_dims.begin(), row_dims.end());
+  out_dims.push_back("cols");
+  Index tile{out_dims, "mask", "", {}};
+  std::string value = "acc";
+  if (n.op == Op::Addmm) {
+    ValueId bias = n.inputs[0];
+    value = k.assign("acc + " + emit(k, bias, broadcast_index(bias, out, tile)));
+  } else if (has_param(n, "bias")) {  // one bias per output feature: a row of them
+    value = k.assign(
+        "acc + " + load_at(k, param_var(n, "bias"), "cols", "cols < N", "0.0", low_precision(out)));
+  }
+  k.remember(value_key(out, tile), value);
+  std::string result = emit(k, root, tile);
+  DType root_dtype = g_.value(root).type.dtype;
+  std::vector<std::string> rs = shape_of(root);
+  std::string buf = alloc(rs, root_dtype);
+  std::string offset = linearize(k, out_dims, rs);
+  if (degenerate) offset = "mask.to(tl.int32) * 0 + " + offset;
+  k.line("tl.store(" + k.pointer(buf) + " + " + offset + ", " + rounded(root_dtype, result) +
+         ", mask=mask)");
+
+  forward_.push_back("BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS, STAGES = _gemm_blocks(" + m_py +
+                     ", " + n_py + ", " + k_py + ", " + product(batch) + ", " +
+                     (dtype == DType::F32 ? "4" : "2") + ")");
+  std::vector<std::string> launch = {"num_stages=STAGES"};
+  if (options_.knobs.num_warps == 0) launch.insert(launch.begin(), "num_warps=WARPS");
+  std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};
+  finish_kernel(k, {"M", "N", "K"}, blocks,
+                "(triton.cdiv(" + m_py + ", BLOCK_M) * triton.cdiv(" + n_py + ", BLOCK_N), " +
+                    product(batch) + ")",
+                {m_py, n_py, k_py}, blocks, launch);
+  buffers_[root] = {buf, true};
 }
 
 // A recurrent layer is one library call (cuDNN's fused RNN on a GPU) on the module's own
@@ -1737,14 +1941,22 @@ GeneratedSolution Lowering::run() {
     buffers_[v] = {var, false};
   }
   for (const Node& n : g_.nodes()) {
-    for (ValueId in : n.inputs) users_[in]++;
+    for (ValueId in : n.inputs) {
+      users_[in]++;
+      consumers_[in].push_back(static_cast<int>(&n - g_.nodes().data()));
+    }
   }
   for (ValueId v : g_.outputs()) users_[v]++;
 
   for (const Node& n : g_.nodes()) {
     current_node_ = static_cast<int>(&n - g_.nodes().data());
     switch (n.schema().category) {
-      case Category::Anchor: n.op == Op::Sdpa ? lower_attention(n) : lower_anchor(n); break;
+      case Category::Anchor:
+        if (n.op == Op::Sdpa)
+          lower_attention(n);
+        else
+          triton_gemm(n) ? plan_gemm(n) : lower_anchor(n);
+        break;
       case Category::Reduction:
         if (n.op == Op::NllLoss)
           lower_nll_loss(n);
@@ -1757,8 +1969,12 @@ GeneratedSolution Lowering::run() {
         break;         // else a window, an expression
       default: break;  // an expression
     }
-    // A value read more than once is written once when it is more than a few operations.
-    if (!is_buffer(n.output) && users_[n.output] > 1 &&
+    // A GEMM's epilogue ends here: the GEMM kernel computes the chain and writes its end.
+    auto gemm = gemm_roots_.find(n.output);
+    if (gemm != gemm_roots_.end()) lower_gemm(g_.nodes()[gemm->second], n.output);
+    // A value read more than once is written once when it is more than a few operations
+    // (not one inside a GEMM's epilogue: the GEMM kernel computes it once per element).
+    if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) && users_[n.output] > 1 &&
         cost(n.output) > options_.knobs.recompute_limit) {
       materialize(n.output);
     }
@@ -1917,6 +2133,18 @@ std::string Lowering::header(const std::string& body) {
       {"ceiling", "(x):\n    return -int(-x // 1)"}};
   for (const auto& [name, def] : size_functions)
     if (calls(name)) s << "\n\ndef " << name << def << "\n";
+  if (calls("_gemm_blocks"))
+    s << "\n\ndef _gemm_blocks(m, n, k, batch, itemsize):\n"
+         "    \"\"\"Tiles of a GEMM kernel: 128 x 128 (8 warps) when that gives the GPU enough "
+         "programs, else\n    smaller, 16 at least (tl.dot's smallest); K steps of 32 fp32 or "
+         "64 fp16 elements.\"\"\"\n"
+         "    block_m = min(128, max(16, triton.next_power_of_2(m)))\n"
+         "    block_n = min(128, max(16, triton.next_power_of_2(n)))\n"
+         "    if batch * triton.cdiv(m, block_m) * triton.cdiv(n, block_n) < 128:\n"
+         "        block_m, block_n = min(block_m, 64), min(block_n, 64)\n"
+         "    block_k = min(64 if itemsize == 2 else 32, max(16, triton.next_power_of_2(k)))\n"
+         "    warps = 8 if block_m * block_n >= 128 * 128 else 4\n"
+         "    return block_m, block_n, block_k, 8, warps, 3 if itemsize == 4 else 4\n";
   if (calls("_declare"))
     s << "\n\ndef _declare(module, key, shape, dtype, kind):\n"
          "    \"\"\"Registers one state_dict entry under its dotted name, making containers on the "
@@ -2003,6 +2231,8 @@ void check_knobs(const CodegenKnobs& k) {
   if (k.recompute_limit < 0)
     throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
                                 std::to_string(k.recompute_limit));
+  if (k.gemm != "triton" && k.gemm != "library")
+    throw std::invalid_argument("codegen: gemm must be triton or library, not " + k.gemm);
 }
 
 }  // namespace
@@ -2016,7 +2246,51 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   k.tile_elements = pick(tiles);
   k.num_warps = pick(warps);
   k.recompute_limit = pick(limits);
+  k.gemm = rng() % 2 ? "triton" : "library";
   return k;
+}
+
+void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& value) {
+  struct IntKnob {
+    const char* name;
+    int CodegenKnobs::*field;
+    const char* values;
+  };
+  static const IntKnob ints[] = {
+      {"pointwise_block", &CodegenKnobs::pointwise_block, "a power of two in 64..8192"},
+      {"tile_elements", &CodegenKnobs::tile_elements, "a power of two in 1024..65536"},
+      {"num_warps", &CodegenKnobs::num_warps, "0, 1, 2, 4, 8 or 16"},
+      {"recompute_limit", &CodegenKnobs::recompute_limit, "an integer of at least 0"},
+  };
+  CodegenKnobs changed = knobs;
+  std::string allowed;
+  if (name == "gemm") {
+    changed.gemm = value;
+    allowed = "triton or library";
+  }
+  for (const IntKnob& knob : ints) {
+    if (name != knob.name) continue;
+    allowed = knob.values;
+    size_t used = 0;
+    try {
+      changed.*knob.field = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size())
+      throw std::invalid_argument("knob " + name + " takes " + allowed + ", not '" + value + "'");
+  }
+  if (allowed.empty()) {
+    throw std::invalid_argument("no knob " + name +
+                                "; the knobs are pointwise_block, tile_elements, num_warps, "
+                                "recompute_limit, gemm");
+  }
+  try {
+    check_knobs(changed);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("knob " + name + " takes " + allowed + ", not '" + value + "'");
+  }
+  knobs = changed;
 }
 
 GeneratedSolution generate_solution(const Graph& graph, const CodegenOptions& options) {

@@ -12,9 +12,12 @@
 namespace drtriton {
 namespace {
 
-std::string compile(const std::string& body, const std::string& input = "f32[8,16]") {
-  return generate_solution(parse_graph("input %x : " + input + "\n" + body), CodegenOptions{})
-      .source;
+std::string compile(const std::string& body, const std::string& input = "f32[8,16]",
+                    const CodegenKnobs& knobs = {}) {
+  CodegenOptions options;
+  options.knobs = knobs;
+  return generate_solution(parse_graph("input %x : " + input + "
+" + body), options).source;
 }
 
 size_t count(const std::string& source, const std::string& text) {
@@ -48,12 +51,27 @@ TEST(Dropout, EachDropoutHasItsOwnSeed) {
 // A library call reads memory: the dropped values are written by a kernel first, not the
 // input passed through as it was when dropout was the identity.
 TEST(Dropout, BeforeALibraryCallAKernelWritesIt) {
+  CodegenKnobs library;
+  library.gemm = "library";
+  std::string s = compile(
+      "%1 = dropout(%x) {module=\"drop\", p=0.3}\n"
+      "%2 = linear(%1) {module=\"fc\", in_features=16, out_features=4, bias=false}\n"
+      "return %2\n",
+      "f32[8,16]", library);
+  EXPECT_EQ(count(s, "tl.rand("), 1) << s;
+  EXPECT_EQ(count(s, "F.linear(buf0, "), 1) << s;
+}
+
+// A Triton GEMM reads its operand as an expression: the mask is drawn at the element's
+// offset in the dropout's output, the same at every read.
+TEST(Dropout, InsideATritonGemmsOperand) {
   std::string s = compile(
       "%1 = dropout(%x) {module=\"drop\", p=0.3}\n"
       "%2 = linear(%1) {module=\"fc\", in_features=16, out_features=4, bias=false}\n"
       "return %2\n");
-  EXPECT_EQ(count(s, "tl.rand("), 1) << s;
-  EXPECT_EQ(count(s, "F.linear(buf0, "), 1) << s;
+  EXPECT_EQ(count(s, "@triton.jit"), 1) << s;
+  EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 0), (t0 * 16 + ka))"), 1) << s;
+  EXPECT_EQ(count(s, "F.linear"), 0) << s;
 }
 
 TEST(Dropout, ZeroRateIsTheIdentity) {

@@ -96,5 +96,25 @@ TEST(CodegenKnobs, OutOfRangeIsRefused) {
   EXPECT_THROW(compile(k), std::invalid_argument);
 }
 
+// The command line's --knob NAME=VALUE: one parser, whose errors name the allowed values.
+TEST(CodegenKnobs, SetKnobNamesTheValues) {
+  CodegenKnobs k;
+  set_knob(k, "gemm", "library");
+  EXPECT_EQ(k.gemm, "library");
+  set_knob(k, "pointwise_block", "256");
+  EXPECT_EQ(k.pointwise_block, 256);
+  try {
+    set_knob(k, "gemm", "cublas");
+    FAIL() << "gemm=cublas accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("gemm takes triton or library"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(set_knob(k, "pointwise_block", "300"), std::invalid_argument);
+  EXPECT_THROW(set_knob(k, "num_warps", "4x"), std::invalid_argument);
+  EXPECT_THROW(set_knob(k, "blocks", "4"), std::invalid_argument);
+  EXPECT_EQ(k.pointwise_block, 256);  // a refused value changes nothing
+}
+
 }  // namespace
 }  // namespace drtriton

@@ -1,9 +1,10 @@
-"""einsum over two operands: permutes around one matmul (a library call), whatever the
+"""einsum over two operands: permutes around one matmul (a Triton GEMM kernel), whatever the
 letters' order. A 4-d tensor times a matrix, a batched product and attention scores. Other
 forms (three operands, a letter summed in one operand alone) are a product and a sum, one
 statistics kernel.
 # CHECK-NOT: torch.einsum
-# CHECK-COUNT-3: torch.matmul(
+# CHECK-NOT: torch.matmul(
+# CHECK-COUNT-3: tl.dot(a, b, acc
 """
 import torch
 import torch.nn as nn

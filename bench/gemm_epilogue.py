@@ -1,0 +1,131 @@
+"""Triton GEMMs with the epilogue inside against cuBLAS plus an epilogue kernel, on the GPU.
+
+Each GEMM program (Linear, matmul, bmm of tests/programs/real/fused/, and the large ones of
+bench/programs/gemm/) is converted twice, `drtriton convert --knob gemm=library` and
+`--knob gemm=triton`, and both solutions are judged on CUDA by one verifier service (one
+worker, so that no two timings share the GPU): correctness on every input set, the largest
+error against the float64 truth, and the median ms of eager PyTorch, torch.compile (timed
+once, with the triton solution), and each solution. Prints one table (markdown); a program
+whose judging runs past --timeout seconds is rejected as such, and programs not started
+within --budget seconds are left out (said so under the table).
+
+    source scripts/gpu_build.sh && python3 bench/gemm_epilogue.py --out results/gemm_epilogue.md
+    (or bash scripts/gpu_gemm.sh; a CPU smoke test: --device cpu --programs SMALL.py)
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
+FUSED = "tests/programs/real/fused"
+# The GEMM programs, the large ones first; --programs picks others.
+PROGRAMS = [
+    "bench/programs/gemm/linear_8192_bias_relu.py",
+    "bench/programs/gemm/linear_4096_gelu.py",
+    f"{FUSED}/linear_relu.py",
+    f"{FUSED}/linear_gelu_scale_residual.py",
+    f"{FUSED}/linear_swish_scale_clamp.py",
+    f"{FUSED}/matmul_bias_param_relu.py",
+    f"{FUSED}/matmul_gelu_softmax.py",
+    f"{FUSED}/two_linear_sigmoid_logsumexp.py",
+    f"{FUSED}/bmm_scale_softmax_bmm.py",
+]
+KNOBS = ["library", "triton"]
+
+
+def convert(program, gemm, out):
+    """The solution's source, or None with the error printed."""
+    r = subprocess.run([BIN, "convert", program, "--no-verify", "--knob", f"gemm={gemm}",
+                        "-o", out], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        print(f"  convert gemm={gemm}: {r.stderr.strip()[-300:]}", flush=True)
+        return None
+    with open(out) as f:
+        return f.read()
+
+
+def max_error(v):
+    """The largest error of the solution against the float64 truth, over the input sets."""
+    errs = [e.get("candidate") for e in v.get("err") or [] if isinstance(e, dict)]
+    errs = [e for e in errs if isinstance(e, (int, float))]
+    return max(errs) if errs else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    parser.add_argument("--programs", nargs="*", default=PROGRAMS,
+                        help="program paths (default: the GEMM programs listed in this script)")
+    parser.add_argument("--timeout", type=float, default=60,
+                        help="seconds one solution's judging may take (default 60)")
+    parser.add_argument("--budget", type=float, default=180,
+                        help="start no program after this many seconds (default 180)")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                        help="cpu: a smoke test in Triton's interpreter (default cuda)")
+    args = parser.parse_args()
+    from drtriton.service_client import Service
+
+    start = time.time()
+    work = tempfile.mkdtemp(prefix="drtriton-gemm-")
+    rows, skipped = [], []
+    with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
+                 str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT) as service:
+        for program in args.programs:
+            name = os.path.basename(program)[:-3]
+            if time.time() - start > args.budget:
+                skipped.append(name)
+                continue
+            print(f"== {name} ({time.time() - start:.0f} s)", flush=True)
+            task = open(os.path.join(ROOT, program)).read()
+            verdicts = {}
+            for gemm in KNOBS:
+                sol = convert(program, gemm, os.path.join(work, f"{name}_{gemm}.py"))
+                if sol is None:
+                    continue
+                item = {"task": task, "candidate": sol,
+                        "options": {"device": args.device, "compile": gemm == "triton"}}
+                verdicts[gemm] = service.post("/verify_batch", {"items": [item]})["verdicts"][0]
+            rows.append((name, verdicts))
+
+    def ms(v, key):
+        t = (v or {}).get("timing_ms") or {}
+        return t[key]["median"] if isinstance(t.get(key), dict) else None
+
+    def fmt(x, spec="{:.3f}"):
+        return "-" if x is None else spec.format(x)
+
+    def verdict(v):
+        if v is None:
+            return "no solution"
+        if v.get("passed"):
+            return f"yes ({fmt(max_error(v), '{:.1e}')})"
+        return f"no: {v.get('failed_stage')}: {(v.get('reason') or '')[:80]}"
+
+    lines = ["| program | correct library (max err) | correct triton (max err) | eager ms | "
+             "compile ms | library ms | triton ms | triton vs eager | triton vs compile |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, v in rows:
+        lib, tri = v.get("library"), v.get("triton")
+        eager, comp = ms(tri, "eager") or ms(lib, "eager"), ms(tri, "compile")
+        t_lib = ms(lib, "candidate") if lib and lib.get("passed") else None
+        t_tri = ms(tri, "candidate") if tri and tri.get("passed") else None
+        ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
+        lines.append("| " + " | ".join([name, verdict(lib), verdict(tri), fmt(eager), fmt(comp),
+                                        fmt(t_lib), fmt(t_tri), ratio(eager, t_tri),
+                                        ratio(comp, t_tri)]) + " |")
+    table = "\n".join(lines)
+    if skipped:
+        table += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
+    print(f"\ngemm_epilogue ({time.time() - start:.0f} s)\n{table}")
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(table + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+// A Linear, matmul, bmm or addmm is one Triton GEMM kernel (the default `gemm` knob) whose
+// epilogue computes the bias and the elementwise chain after it, so the product never
+// reaches memory; `gemm=library` keeps cuBLAS plus a kernel that reads its result. That the
+// kernels compute the right thing is the verifier's to judge
+// (tests/python/test_convert_gemm.py); here, only the lines that matter.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/codegen.h"
+#include "ir/text.h"
+
+namespace drtriton {
+namespace {
+
+std::string compile(const std::string& text, const std::string& gemm = "triton") {
+  CodegenOptions options;
+  options.knobs.gemm = gemm;
+  return generate_solution(parse_graph(text), options).source;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Linear, bias, GELU and a residual add: one kernel, the chain after the K loop.
+TEST(Gemm, EpilogueInsideTheKernel) {
+  std::string s = compile(R"(input %x : f32[8,32]
+input %r : f32[8,16]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16}
+%2 = gelu(%1)
+%3 = add(%2, %r)
+return %3
+)");
+  EXPECT_EQ(count(s, "@triton.jit"), 1) << s;
+  EXPECT_EQ(count(s, "F.linear"), 0) << s;
+  EXPECT_EQ(count(s, "tl.dot(a, b, acc, input_precision=\"tf32x3\")"), 1) << s;
+  EXPECT_EQ(count(s, "#   k0_linear  linear self.fc, gelu, add"), 1) << s;
+  // The bias, then GELU and the residual, after the loop; one store, of the sum.
+  size_t loop = s.find("for k0 in range(0, K, BLOCK_K):");
+  size_t bias = s.find("tl.load(p_fc_bias_ptr + cols, mask=cols < N, other=0.0)");
+  size_t gelu = s.find("tl.erf(");
+  ASSERT_NE(loop, std::string::npos) << s;
+  EXPECT_LT(loop, bias) << s;
+  EXPECT_LT(bias, gelu) << s;
+  EXPECT_EQ(count(s, "tl.store("), 1) << s;
+  EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 4)"), 1) << s;
+  EXPECT_EQ(count(s, "num_warps=WARPS, num_stages=STAGES)"), 1) << s;
+}
+
+TEST(Gemm, LibraryKnobKeepsCublas) {
+  std::string s = compile(R"(input %x : f32[8,32]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16}
+%2 = relu(%1)
+return %2
+)",
+                          "library");
+  EXPECT_EQ(count(s, "F.linear(x, p_fc_weight).contiguous()"), 1) << s;
+  EXPECT_EQ(count(s, "tl.dot("), 0) << s;
+  EXPECT_EQ(count(s, "_gemm_blocks"), 0) << s;
+}
+
+// A value of the chain read past its end (here by the row sum) ends the epilogue there:
+// the kernel writes that value and the reduction reads it.
+TEST(Gemm, ChainEndsWhereAValueIsReadOutside) {
+  std::string s = compile(R"(input %x : f32[8,32]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16}
+%2 = relu(%1)
+%3 = sum(%2) {dim=[1], keepdim=true}
+%4 = sub(%2, %3)
+return %4
+)");
+  EXPECT_EQ(count(s, "@triton.jit"), 3) << s;  // the GEMM with relu, the sum, the subtraction
+  EXPECT_EQ(count(s, "#   k0_linear     linear self.fc, relu\n"), 1) << s;
+  EXPECT_EQ(count(s, " < 0, 0.0, "), 1) << s;  // relu once, in the GEMM kernel
+}
+
+// A value read twice inside the chain (x * sigmoid(x)) is computed once per tile element,
+// not written.
+TEST(Gemm, SharedValueInsideTheChain) {
+  std::string s = compile(R"(input %x : f32[8,32]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16, bias=false}
+%2 = sigmoid(%1)
+%3 = mul(%1, %2)
+return %3
+)");
+  EXPECT_EQ(count(s, "@triton.jit"), 1) << s;
+  EXPECT_EQ(count(s, "p_fc_bias"), 0) << s;
+  EXPECT_EQ(count(s, "(acc) * (t"), 1) << s;
+}
+
+TEST(Gemm, BatchedOperandsBroadcast) {
+  std::string s = compile(R"(input %a : f32[4,8,16]
+input %b : f32[16,12]
+%1 = matmul(%a, %b)
+%2 = mul_scalar(%1) {other=2.0}
+return %2
+)");
+  EXPECT_EQ(count(s, "torch.matmul"), 0) << s;
+  EXPECT_EQ(count(s, "tl.program_id(1)"), 1) << s;                  // the batch entry
+  EXPECT_EQ(count(s, "tl.load(b_ptr + (kb * 12 + cols)"), 1) << s;  // no batch dim in b
+  EXPECT_EQ(count(s, "BLOCK_N), 4)](a, b, "), 1) << s;
+}
+
+TEST(Gemm, AddmmAndBmm) {
+  std::string s = compile(R"(input %a : f32[8,16]
+param %w : f32[16,12]
+param %bias : f32[12]
+%1 = addmm(%bias, %a, %w)
+return %1
+)");
+  EXPECT_EQ(count(s, "torch.mm"), 0) << s;
+  EXPECT_EQ(count(s, "acc + t"), 1) << s;
+  std::string b = compile(R"(input %a : f32[4,8,16]
+input %b : f32[4,16,12]
+%1 = bmm(%a, %b)
+return %1
+)");
+  EXPECT_EQ(count(b, "torch.bmm"), 0) << b;
+  EXPECT_EQ(count(b, "tl.dot(a, b, acc"), 1) << b;
+}
+
+TEST(Gemm, HalfPrecisionMultipliesAsItIs) {
+  std::string s = compile(R"(input %x : f16[8,32]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16}
+return %1
+)");
+  EXPECT_EQ(count(s, "tl.dot(a, b, acc)"), 1) << s;
+  EXPECT_EQ(count(s, ".to(tl.float16)"), 2) << s;  // both operands
+  EXPECT_EQ(count(s, "tf32x3"), 0) << s;
+  EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 2)"), 1) << s;
+}
+
+// bf16 values are exact in TF32: one TF32 pass on the fp32 loads gives bf16's products.
+TEST(Gemm, Bfloat16ThroughOneTf32Pass) {
+  std::string s = compile(R"(input %x : bf16[8,32]
+%1 = linear(%x) {module="fc", in_features=32, out_features=16}
+return %1
+)");
+  EXPECT_EQ(count(s, "tl.dot(a, b, acc, input_precision=\"tf32\")"), 1) << s;
+  EXPECT_EQ(count(s, "tl.bfloat16"), 1) << s;   // in _round_bf16 only: no bf16 operands
+  EXPECT_EQ(count(s, "_round_bf16("), 2) << s;  // the helper and the store
+}
+
+// A dim of a literal 1 drops its axis from the offsets: the operands and the store are
+// broadcast to the tile (tl.dot and tl.store take no smaller blocks).
+TEST(Gemm, LiteralOneDimsGiveFullTiles) {
+  std::string s = compile(R"(input %a : f32[1,16]
+input %b : f32[16,12]
+%1 = matmul(%a, %b)
+return %1
+)");
+  EXPECT_EQ(count(s, "a = tl.where(a_mask, "), 1) << s;
+  EXPECT_EQ(count(s, "b = tl.where(b_mask, "), 1) << s;
+  EXPECT_EQ(count(s, "tl.store(buf0_ptr + mask.to(tl.int32) * 0 + "), 1) << s;
+}
+
+// A matmul of a vector stays a library call.
+TEST(Gemm, VectorOperandStaysALibraryCall) {
+  std::string s = compile(R"(input %a : f32[8,16]
+input %v : f32[16]
+%1 = matmul(%a, %v)
+return %1
+)");
+  EXPECT_EQ(count(s, "torch.matmul(a, v)"), 1) << s;
+}
+
+}  // namespace
+}  // namespace drtriton
