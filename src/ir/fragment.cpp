@@ -40,6 +40,7 @@ Fragment extract_fragment(const Graph& whole, int begin, int end) {
     ValueId out = f.graph.add_node(n.op, ins, n.attrs, n.module, whole.value(n.output).name);
     const Value& value = whole.value(n.output);
     if (!value.sym_shape.empty()) f.graph.set_sym_shape(out, value.sym_shape);
+    for (const auto& [attr, expr] : n.sym_attrs) f.graph.set_sym_attr(out, attr, expr);
     local[n.output] = out;
   }
   // What the rest of the program reads of it: later nodes' inputs, then the graph's outputs.
