@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -256,6 +257,9 @@ void run_convert(const ConvertArgs& a) {
   double trace_s = seconds_since(start);
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, a.program);
+  // Temporary, until `convert --knob NAME=VALUE`: the layout knob from the environment
+  // (bench/conv_layout.py sets it).
+  if (const char* layout = std::getenv("DRTRITON_KNOB_LAYOUT")) options.knobs.layout = layout;
   GeneratedSolution solution = generate_solution(graph, options);
   if (verbose()) {
     char line[160];

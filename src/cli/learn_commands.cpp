@@ -168,7 +168,8 @@ json knobs_json(const CodegenKnobs& k) {
   return {{"pointwise_block", k.pointwise_block},
           {"tile_elements", k.tile_elements},
           {"num_warps", k.num_warps},
-          {"recompute_limit", k.recompute_limit}};
+          {"recompute_limit", k.recompute_limit},
+          {"layout", k.layout}};
 }
 
 // Step 3: up to `variants` candidates per traced program with distinct solution text: the

@@ -55,6 +55,12 @@ struct CodegenKnobs {
   // a pooling window costs 8 times its input); else each consumer recomputes it. 0
   // materializes every shared value, a large limit recomputes nearly all.
   int recompute_limit = 2;
+  // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", or "channels_last"
+  // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them). The logical
+  // shapes stay NCHW; kernels read a channels-last buffer through its permuted strides,
+  // write the buffers they hand to a convolution channels-last, and the program's outputs
+  // in the reference's contiguous layout.
+  std::string layout = "nchw";
 };
 
 // Other knob settings than the defaults, for candidates that differ in text and speed only
