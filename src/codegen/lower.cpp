@@ -116,6 +116,9 @@ struct Buffer {
 struct ReducePlan {
   std::vector<std::string> kept, reduced;
   int64_t traced_rows = 1, traced_cols = 1;  // their products at the traced sizes
+  // Consecutive rows are consecutive in memory (a batch norm's channels, channels-last): the
+  // tile then spans many rows (_tile_rows), so that its loads run along them.
+  bool rows_contiguous = false;
   std::function<std::vector<std::string>(const std::vector<std::string>&,
                                          const std::vector<std::string>&)>
       to_input;
@@ -1153,6 +1156,16 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
     (r ? p.reduced : p.kept).push_back(shape[d]);
     (r ? p.traced_cols : p.traced_rows) *= g_.value(in).type.shape[d];
   }
+  if (wants_channels_last(in)) {
+    // Columns in memory order: the channels, when reduced, vary fastest.
+    auto c = std::find(red_dims.begin(), red_dims.end(), 1);
+    if (c != red_dims.end()) {
+      std::rotate(c, c + 1, red_dims.end());
+      p.reduced.clear();
+      for (int d : red_dims) p.reduced.push_back(shape[d]);
+    }
+    p.rows_contiguous = kept_dims == std::vector<int>{1};
+  }
   int rank = static_cast<int>(shape.size());
   p.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
     std::vector<std::string> idx(rank);
@@ -1341,7 +1354,9 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     return vars;
   };
   // Tiles of about knobs.tile_elements (4096): whole rows when they fit, several rows when short.
-  forward_.push_back("BLOCK_M, BLOCK_R = _tile(" + rows_py + ", " + cols_py + ")");
+  forward_.push_back(
+      "BLOCK_M, BLOCK_R = " + std::string(plan.rows_contiguous ? "_tile_rows" : "_tile") + "(" +
+      rows_py + ", " + cols_py + ")");
   if (!split) {
     std::vector<std::string> vars = store_results(k, finish(k, part));
     finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
@@ -1507,9 +1522,15 @@ void Lowering::lower_normalization(const Node& n) {
       plan.traced_rows = g_.value(in).type.shape[0] * groups;
       plan.traced_cols = g_.value(in).type.numel() / plan.traced_rows;
       for (int d = 2; d < rank; ++d) plan.reduced.push_back(shape[d]);
+      // Channels-last: a group's channels vary fastest (the memory order), after the positions.
+      bool channels_inner = wants_channels_last(in);
+      if (channels_inner)
+        std::rotate(plan.reduced.begin(), plan.reduced.begin() + 1, plan.reduced.end());
       plan.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
-        std::vector<std::string> idx = {ki[0], "(" + ki[1] + " * " + P + " + " + ri[0] + ")"};
-        for (size_t i = 1; i < ri.size(); ++i) idx.push_back(ri[i]);
+        std::string channel = channels_inner ? ri.back() : ri[0];
+        std::vector<std::string> idx = {ki[0], "(" + ki[1] + " * " + P + " + " + channel + ")"};
+        for (size_t i = channels_inner ? 0 : 1; i < ri.size() - (channels_inner ? 1 : 0); ++i)
+          idx.push_back(ri[i]);
         return idx;
       };
       plan.row_of = [=](const std::vector<std::string>& full) {
@@ -1950,6 +1971,17 @@ std::string Lowering::header(const std::string& body) {
          "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), "
       << tile
       << " // block_r))\n"
+         "    return block_m, block_r\n";
+  if (calls("_tile_rows"))
+    s << "\n\ndef _tile_rows(rows, cols):\n"
+         "    \"\"\"Tiles of about "
+      << tile
+      << " elements over rows that lie next to each other in memory: BLOCK_M\n"
+         "    covers up to 64 of them.\"\"\"\n"
+         "    block_m = min(triton.next_power_of_2(max(rows, 1)), 64)\n"
+         "    block_r = max(1, min(triton.next_power_of_2(max(cols, 1)), "
+      << tile
+      << " // block_m))\n"
          "    return block_m, block_r\n";
   if (calls("_split"))
     s << "\n\ndef _split(rows, cols, block_m, block_r):\n"
