@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -162,7 +163,8 @@ void add_knob_option(CLI::App& command, CodegenKnobs& knobs) {
         }
       },
       "A codegen knob, NAME=VALUE, repeatable: gemm=triton|library (who computes Linear and "
-      "matmul), pointwise_block, tile_elements, num_warps, recompute_limit (docs/cli.md)");
+      "matmul), layout=nchw|channels_last (of convolutions), pointwise_block, tile_elements, "
+      "num_warps, recompute_limit (docs/cli.md)");
 }
 
 namespace {

@@ -169,7 +169,8 @@ json knobs_json(const CodegenKnobs& k) {
           {"tile_elements", k.tile_elements},
           {"num_warps", k.num_warps},
           {"recompute_limit", k.recompute_limit},
-          {"gemm", k.gemm}};
+          {"gemm", k.gemm},
+          {"layout", k.layout}};
 }
 
 // Step 3: up to `variants` candidates per traced program with distinct solution text: the

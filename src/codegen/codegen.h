@@ -60,6 +60,12 @@ struct CodegenKnobs {
   // TF32, tf32x3, more accurate than cuBLAS fp32 on an H200), or "library", cuBLAS followed
   // by a kernel that adds the bias and reads on. A matmul of a vector stays a library call.
   std::string gemm = "triton";
+  // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", or "channels_last"
+  // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them). The logical
+  // shapes stay NCHW; kernels read a channels-last buffer through its permuted strides,
+  // write the buffers they hand to a convolution channels-last, and the program's outputs
+  // in the reference's contiguous layout.
+  std::string layout = "nchw";
 };
 
 // Other knob settings than the defaults, for candidates that differ in text and speed only

@@ -93,7 +93,9 @@ struct Index {
   std::vector<std::string> dims;
   std::string mask;
   std::string linear;
-  std::vector<std::string> linear_shape;  // the shape `linear` enumerates
+  // The shape `linear` enumerates; a channels-last iteration (materialize) marks it as
+  // channels_last_shape(shape), which no row-major shape equals.
+  std::vector<std::string> linear_shape;
   // Inside a pooling window: the mask without the window's bounds, and the index
   // expressions that are the same at every window position. A load indexed by those alone
   // (a per-channel bias) is one load under the outer mask, not one per position.
@@ -114,6 +116,9 @@ struct Buffer {
 struct ReducePlan {
   std::vector<std::string> kept, reduced;
   int64_t traced_rows = 1, traced_cols = 1;  // their products at the traced sizes
+  // Consecutive rows are consecutive in memory (a batch norm's channels, channels-last): the
+  // tile then spans many rows (_tile_rows), so that its loads run along them.
+  bool rows_contiguous = false;
   std::function<std::vector<std::string>(const std::vector<std::string>&,
                                          const std::vector<std::string>&)>
       to_input;
@@ -230,6 +235,24 @@ std::vector<std::string> decompose(Kernel& k, const std::string& linear,
   return idx;
 }
 
+// A channels-last tensor's dims in memory order: batch, the spatial dims, channels last.
+std::vector<std::string> memory_order(std::vector<std::string> dims) {
+  std::rotate(dims.begin() + 1, dims.begin() + 2, dims.end());
+  return dims;
+}
+std::vector<std::string> channels_last_shape(const std::vector<std::string>& shape) {
+  std::vector<std::string> marked = memory_order(shape);
+  marked.push_back("channels_last");
+  return marked;
+}
+std::string memory_format(size_t rank) {
+  return rank == 4 ? "torch.channels_last" : "torch.channels_last_3d";
+}
+std::vector<std::string> logical_order(std::vector<std::string> dims) {
+  std::rotate(dims.begin() + 1, dims.end() - 1, dims.end());
+  return dims;
+}
+
 std::string linearize(Kernel& k, const std::vector<std::string>& idx,
                       const std::vector<std::string>& shape) {
   std::vector<std::string> terms;
@@ -276,7 +299,16 @@ class Lowering {
 
   // Buffers and kernels.
   bool is_buffer(ValueId v) const { return buffers_.count(v) > 0; }
-  std::string materialize(ValueId v);
+  std::string materialize(ValueId v, bool channels_last = false);
+  std::string conv_operand(ValueId v, const std::string& format);
+  // Layout knob: 4-d and 5-d values that read a channels-last buffer are written channels-last
+  // (those a convolution takes, or several kernels read), or else NCHW in tiles.
+  bool channels_last() const { return options_.knobs.layout == "channels_last"; }
+  bool reads_channels_last(ValueId v);
+  bool wants_channels_last(ValueId v) {
+    int rank = g_.value(v).type.rank();
+    return channels_last() && (rank == 4 || rank == 5) && reads_channels_last(v);
+  }
   std::string as_tensor(ValueId v);  // a buffer or a torch view of one, for library calls
   std::string alloc(const std::vector<std::string>& shape, DType dtype);
   void finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
@@ -388,6 +420,9 @@ class Lowering {
   std::map<ValueId, int> gemm_roots_;
   std::set<ValueId> epilogue_inner_;
   std::set<int> epilogue_nodes_;
+  std::set<std::string> channels_last_;  // forward variables held channels-last in memory
+  std::map<ValueId, bool> reads_cl_;
+  std::set<std::pair<std::string, std::string>> channels_last_weights_;  // module, format
   std::map<std::string, std::string> dim_vars_;  // expression -> forward variable
   std::vector<std::string> forward_;             // forward's lines, after the prologue
   std::vector<std::string> prologue_;
@@ -434,7 +469,11 @@ std::string Lowering::alloc(const std::vector<std::string>& shape, DType dtype) 
 std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const Index& idx) {
   std::vector<std::string> shape = shape_of(v);
   std::string offset =
-      !idx.linear.empty() && idx.linear_shape == shape ? idx.linear : linearize(k, idx.dims, shape);
+      !idx.linear.empty() &&
+              idx.linear_shape == (channels_last_.count(var) ? channels_last_shape(shape) : shape)
+          ? idx.linear
+      : channels_last_.count(var) ? linearize(k, memory_order(idx.dims), memory_order(shape))
+                                  : linearize(k, idx.dims, shape);
   return load_at(k, var, offset, load_mask(idx, idx.dims),
                  is_floating(g_.value(v).type.dtype) ? "0.0" : "0", low_precision(v));
 }
@@ -909,24 +948,81 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
 }
 
 // A pointwise kernel that writes `v`'s expression over its whole shape (a copy when `v` is
-// a buffer already).
-std::string Lowering::materialize(ValueId v) {
+// a buffer already). `channels_last`: the buffer is NHWC (NDHWC) in memory, and the kernel
+// runs over it in memory order, so that its stores (and its loads of channels-last
+// buffers) are contiguous.
+std::string Lowering::materialize(ValueId v, bool channels_last) {
   std::vector<std::string> shape = shape_of(v);
   const Value& val = g_.value(v);
   std::string out = alloc(shape, val.type.dtype);
   std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
+  std::string block = std::to_string(options_.knobs.pointwise_block);
+  if (!channels_last && wants_channels_last(v)) {
+    // NCHW out of channels-last buffers: a tile of BLOCK_C channels by BLOCK_S positions of
+    // one sample, so that the loads run along the channels and the stores along the
+    // positions, both contiguous (Triton transposes the tile in shared memory).
+    std::vector<std::string> spatial(shape.begin() + 2, shape.end());
+    k.line("s = " + program_id() + " * BLOCK_S + tl.arange(0, BLOCK_S)[None, :]");
+    k.line("c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)[:, None]");
+    k.line(int64_index_ ? "n = tl.program_id(2).to(tl.int64)" : "n = tl.program_id(2)");
+    k.line("mask = (c < C) & (s < S)");
+    std::vector<std::string> dims = {"n", "c"};
+    for (const std::string& d : decompose(k, "s", spatial)) dims.push_back(d);
+    std::string result = emit(k, v, Index{dims, "mask", "", {}});
+    k.line("tl.store(" + k.pointer(out) + " + (n * C + c) * S + s, " +
+           rounded(val.type.dtype, result) + ", mask=mask)");
+    std::string c = shape[1], positions = product(spatial);
+    forward_.push_back("BLOCK_C = min(32, triton.next_power_of_2(" + c + "))");
+    finish_kernel(k, {"C", "S"}, {"BLOCK_C", "BLOCK_S"},
+                  "(triton.cdiv(" + positions + ", " + block + " // BLOCK_C), triton.cdiv(" + c +
+                      ", BLOCK_C), " + shape[0] + ")",
+                  {c, positions}, {"BLOCK_C", block + " // BLOCK_C"});
+    buffers_[v] = {out, true};
+    return out;
+  }
   k.line("offs = " + program_id() + " * BLOCK + tl.arange(0, BLOCK)");
   k.line("mask = offs < N");
-  Index idx{decompose(k, "offs", shape), "mask", "offs", shape};
+  Index idx = channels_last ? Index{logical_order(decompose(k, "offs", memory_order(shape))),
+                                    "mask", "offs", channels_last_shape(shape)}
+                            : Index{decompose(k, "offs", shape), "mask", "offs", shape};
+  if (channels_last) {
+    forward_.back() = out + " = torch.empty(" + tuple(shape) +
+                      ", device=device, dtype=" + std::string(dtype_torch_name(val.type.dtype)) +
+                      ", memory_format=" + memory_format(shape.size()) + ")";
+    channels_last_.insert(out);
+  }
   std::string result = emit(k, v, idx);
   k.line("tl.store(" + k.pointer(out) + " + offs, " + rounded(val.type.dtype, result) +
          ", mask=mask)");
   std::string n = numel_py(v);
-  std::string block = std::to_string(options_.knobs.pointwise_block);
   finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
   buffers_[v] = {out, true};
   return out;
+}
+
+// Does `v`'s expression read a channels-last buffer (a convolution's result, directly or
+// through elementwise and layout ops)?
+bool Lowering::reads_channels_last(ValueId v) {
+  auto b = buffers_.find(v);
+  if (b != buffers_.end()) return channels_last_.count(b->second.var) > 0;
+  auto r = raw_.find(v);
+  if (r != raw_.end()) return channels_last_.count(r->second) > 0;
+  if (g_.value(v).kind != ValueKind::Node) return false;
+  auto it = reads_cl_.find(v);
+  if (it != reads_cl_.end()) return it->second;
+  bool reads = false;
+  for (ValueId in : g_.nodes()[g_.value(v).node].inputs) reads = reads || reads_channels_last(in);
+  reads_cl_[v] = reads;
+  return reads;
+}
+
+// The input of a channels-last convolution: a channels-last buffer as it is, another
+// buffer (the program's input) converted by torch, an expression written channels-last.
+std::string Lowering::conv_operand(ValueId v, const std::string& format) {
+  if (!is_buffer(v)) return materialize(v, true);
+  const std::string& var = buffers_[v].var;
+  return channels_last_.count(var) ? var : var + ".contiguous(memory_format=" + format + ")";
 }
 
 // A tensor for a library call: a buffer as it is, a view of a buffer through the layout
@@ -935,16 +1031,18 @@ std::string Lowering::as_tensor(ValueId v) {
   if (is_buffer(v)) return buffers_[v].var;
   const Value& val = g_.value(v);
   const Node& n = g_.nodes()[val.node];
+  // A view of a channels-last buffer is not the row-major tensor a library call expects.
+  bool viewable = !n.inputs.empty() && is_buffer(n.inputs[0]) &&
+                  !channels_last_.count(buffers_[n.inputs[0]].var);
   switch (n.op) {
     case Op::Reshape:
     case Op::Flatten:
     case Op::Squeeze:
     case Op::Unsqueeze:
-      if (is_buffer(n.inputs[0]))
-        return buffers_[n.inputs[0]].var + ".view(" + join(shape_of(v), ", ") + ")";
+      if (viewable) return buffers_[n.inputs[0]].var + ".view(" + join(shape_of(v), ", ") + ")";
       break;
     case Op::Transpose:  // a strided view: matmul and bmm read it as it is
-      if (is_buffer(n.inputs[0]))
+      if (viewable)
         return buffers_[n.inputs[0]].var + ".transpose(" +
                std::to_string(attr_int(n.attrs, "dim0")) + ", " +
                std::to_string(attr_int(n.attrs, "dim1")) + ")";
@@ -966,8 +1064,18 @@ std::string Lowering::as_tensor(ValueId v) {
 void Lowering::lower_anchor(const Node& n) {
   if (n.op == Op::Lstm || n.op == Op::Gru || n.op == Op::Rnn) return lower_recurrent(n);
   ValueId out = n.output;
+  int rank = g_.value(out).type.rank();
+  // A 2-d or 3-d (transposed) convolution in the channels-last layout: its input, its weight
+  // and its result NHWC (NDHWC) in memory.
+  bool is_conv = n.op >= Op::Conv1d && n.op <= Op::Conv3d;
+  bool is_transposed = n.op >= Op::ConvTranspose1d && n.op <= Op::ConvTranspose3d;
+  bool nhwc = channels_last() && (is_conv || is_transposed) && (rank == 4 || rank == 5);
+  std::string format = memory_format(rank);
   std::vector<std::string> ins;
-  for (ValueId in : n.inputs) ins.push_back(as_tensor(in));
+  for (ValueId in : n.inputs) ins.push_back(nhwc ? conv_operand(in, format) : as_tensor(in));
+  std::string weight = n.op == Op::Linear || is_conv || is_transposed ? param_var(n, "weight") : "";
+  // The weight is stored channels-last by __init__ (model_class), not converted per call.
+  if (nhwc) channels_last_weights_.insert({n.module, format});
   std::string call;
   auto ints = [&](const char* name) {
     std::vector<std::string> items;
@@ -976,7 +1084,7 @@ void Lowering::lower_anchor(const Node& n) {
   };
   int spatial = 0;
   switch (n.op) {
-    case Op::Linear: call = "F.linear(" + ins[0] + ", " + param_var(n, "weight") + ")"; break;
+    case Op::Linear: call = "F.linear(" + ins[0] + ", " + weight + ")"; break;
     case Op::Matmul: call = "torch.matmul(" + ins[0] + ", " + ins[1] + ")"; break;
     case Op::Bmm: call = "torch.bmm(" + ins[0] + ", " + ins[1] + ")"; break;
     case Op::Addmm: call = "torch.mm(" + ins[1] + ", " + ins[2] + ")"; break;
@@ -984,24 +1092,25 @@ void Lowering::lower_anchor(const Node& n) {
     case Op::Conv2d:
     case Op::Conv3d:
       spatial = 1 + static_cast<int>(n.op) - static_cast<int>(Op::Conv1d);
-      call = "F.conv" + std::to_string(spatial) + "d(" + ins[0] + ", " + param_var(n, "weight") +
-             ", None, " + ints("stride") + ", " + ints("padding") + ", " + ints("dilation") + ", " +
+      call = "F.conv" + std::to_string(spatial) + "d(" + ins[0] + ", " + weight + ", None, " +
+             ints("stride") + ", " + ints("padding") + ", " + ints("dilation") + ", " +
              std::to_string(attr_int(n.attrs, "groups")) + ")";
       break;
     case Op::ConvTranspose1d:
     case Op::ConvTranspose2d:
     case Op::ConvTranspose3d:
       spatial = 1 + static_cast<int>(n.op) - static_cast<int>(Op::ConvTranspose1d);
-      call = "F.conv_transpose" + std::to_string(spatial) + "d(" + ins[0] + ", " +
-             param_var(n, "weight") + ", None, " + ints("stride") + ", " + ints("padding") + ", " +
-             ints("output_padding") + ", " + std::to_string(attr_int(n.attrs, "groups")) + ", " +
-             ints("dilation") + ")";
+      call = "F.conv_transpose" + std::to_string(spatial) + "d(" + ins[0] + ", " + weight +
+             ", None, " + ints("stride") + ", " + ints("padding") + ", " + ints("output_padding") +
+             ", " + std::to_string(attr_int(n.attrs, "groups")) + ", " + ints("dilation") + ")";
       break;
     default: throw IrError("codegen: no lowering for " + n.schema().name);
   }
   std::string var = "lib" + std::to_string(library_calls_++);
   computes_.push_back({var, {current_node_}});
-  forward_.push_back(var + " = " + call + ".contiguous()");
+  forward_.push_back(var + " = " + call + ".contiguous(" + (nhwc ? "memory_format=" + format : "") +
+                     ")");
+  if (nhwc) channels_last_.insert(var);
   if (n.op == Op::Addmm || has_param(n, "bias")) {
     raw_[out] = var;  // the node's value is an expression: this plus the bias
   } else {
@@ -1282,6 +1391,16 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
     (r ? p.reduced : p.kept).push_back(shape[d]);
     (r ? p.traced_cols : p.traced_rows) *= g_.value(in).type.shape[d];
   }
+  if (wants_channels_last(in)) {
+    // Columns in memory order: the channels, when reduced, vary fastest.
+    auto c = std::find(red_dims.begin(), red_dims.end(), 1);
+    if (c != red_dims.end()) {
+      std::rotate(c, c + 1, red_dims.end());
+      p.reduced.clear();
+      for (int d : red_dims) p.reduced.push_back(shape[d]);
+    }
+    p.rows_contiguous = kept_dims == std::vector<int>{1};
+  }
   int rank = static_cast<int>(shape.size());
   p.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
     std::vector<std::string> idx(rank);
@@ -1395,25 +1514,37 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     pass("acc", "1.0", identity, "product");
     part = {k.assign("tl.reduce(acc, 1, _mul)[:, None]")};
   } else if (what == "max_sumexp" || what == "logsumexp") {
-    pass("acc", "float('-inf')", identity, "maximum");
-    std::string mx = reduce("acc", "max");
+    // One read of the input (an online softmax): each lane keeps its maximum and its sum of
+    // exponentials relative to it, rescaled when the maximum grows; the lanes combine after.
+    k.line("mx = tl.full([BLOCK_M, BLOCK_R], float('-inf'), tl.float32)");
+    k.line("se = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    std::string x = k.assign("tl.where(m, " + value(columns()) + ", float('-inf'))");
+    std::string top = k.assign("tl.maximum(mx, " + x + ")");
+    // A lane that has seen only -inf keeps a sum of 0 (exp(-inf - -inf) would be NaN).
+    std::string shift = k.assign("tl.where(" + top + " == float('-inf'), 0.0, " + top + ")");
+    k.line("se = se * tl.exp(mx - " + shift + ") + tl.exp(" + x + " - " + shift + ")");
+    k.line("mx = " + top);
+    k.pop();
+    std::string mx = reduce("mx", "max");
     std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-    pass(
-        "acc2", "0.0", [&](const std::string& x) { return "tl.exp(" + x + " - " + safe + ")"; },
-        "sum");
-    part = {safe, reduce("acc2", "sum")};
+    part = {safe, k.assign("tl.sum(se * tl.exp(mx - " + safe + "), axis=1)[:, None]")};
   } else if (recipe.partial.size() == 3) {  // counts, means and squared deviations
+    // One read of the input (Welford): each lane keeps its count, mean and sum of squared
+    // deviations; Chan's formula combines the lanes.
     std::string count =
         k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
-    pass("acc", "0.0", identity, "sum");
-    std::string mean = k.assign(reduce("acc", "sum") + " / " + count);
-    pass(
-        "acc2", "0.0",
-        [&](const std::string& x) {
-          return "(" + x + " - " + mean + ") * (" + x + " - " + mean + ")";
-        },
-        "sum");
-    part = {count, mean, reduce("acc2", "sum")};
+    k.line("cnt = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    k.line("mean = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    k.line("m2 = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    std::string x = value(columns());
+    k.line("cnt = cnt + m.to(tl.float32)");
+    std::string delta = k.assign("tl.where(m, " + x + " - mean, 0.0)");
+    k.line("mean = mean + " + delta + " / tl.maximum(cnt, 1.0)");
+    k.line("m2 = m2 + " + delta + " * tl.where(m, " + x + " - mean, 0.0)");
+    k.pop();
+    std::string all = k.assign("tl.sum(cnt * mean, axis=1)[:, None] / " + count);
+    std::string d = k.assign("mean - " + all);
+    part = {count, all, reduce("m2 + cnt * " + d + " * " + d, "sum")};
   } else {  // argmax, argmin
     bool is_max = what == "argmax";
     std::string init = is_max ? "float('-inf')" : "float('inf')";
@@ -1466,7 +1597,9 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     return vars;
   };
   // Tiles of about knobs.tile_elements (4096): whole rows when they fit, several rows when short.
-  forward_.push_back("BLOCK_M, BLOCK_R = _tile(" + rows_py + ", " + cols_py + ")");
+  forward_.push_back(
+      "BLOCK_M, BLOCK_R = " + std::string(plan.rows_contiguous ? "_tile_rows" : "_tile") + "(" +
+      rows_py + ", " + cols_py + ")");
   if (!split) {
     std::vector<std::string> vars = store_results(k, finish(k, part));
     finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
@@ -1636,9 +1769,15 @@ void Lowering::lower_normalization(const Node& n) {
       plan.traced_rows = g_.value(in).type.shape[0] * groups;
       plan.traced_cols = g_.value(in).type.numel() / plan.traced_rows;
       for (int d = 2; d < rank; ++d) plan.reduced.push_back(shape[d]);
+      // Channels-last: a group's channels vary fastest (the memory order), after the positions.
+      bool channels_inner = wants_channels_last(in);
+      if (channels_inner)
+        std::rotate(plan.reduced.begin(), plan.reduced.begin() + 1, plan.reduced.end());
       plan.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
-        std::vector<std::string> idx = {ki[0], "(" + ki[1] + " * " + P + " + " + ri[0] + ")"};
-        for (size_t i = 1; i < ri.size(); ++i) idx.push_back(ri[i]);
+        std::string channel = channels_inner ? ri.back() : ri[0];
+        std::vector<std::string> idx = {ki[0], "(" + ki[1] + " * " + P + " + " + channel + ")"};
+        for (size_t i = channels_inner ? 0 : 1; i < ri.size() - (channels_inner ? 1 : 0); ++i)
+          idx.push_back(ri[i]);
         return idx;
       };
       plan.row_of = [=](const std::vector<std::string>& full) {
@@ -1976,7 +2115,7 @@ GeneratedSolution Lowering::run() {
     // (not one inside a GEMM's epilogue: the GEMM kernel computes it once per element).
     if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) && users_[n.output] > 1 &&
         cost(n.output) > options_.knobs.recompute_limit) {
-      materialize(n.output);
+      materialize(n.output, wants_channels_last(n.output));
     }
   }
   current_node_ = -1;
@@ -1984,10 +2123,11 @@ GeneratedSolution Lowering::run() {
   std::set<std::string> returned;
   for (ValueId v : g_.outputs()) {
     auto b = buffers_.find(v);
-    bool fresh =
-        b != buffers_.end() && b->second.written_by_kernel && !returned.count(b->second.var);
+    bool fresh = b != buffers_.end() && b->second.written_by_kernel &&
+                 !returned.count(b->second.var) && !channels_last_.count(b->second.var);
     // Anything else is copied by a kernel: an input, a parameter or a library result
-    // returned as it is, or one buffer returned twice.
+    // returned as it is, one buffer returned twice, or a channels-last one (the outputs have
+    // the reference's contiguous layout).
     std::string var = fresh ? b->second.var : materialize(v);
     returned.insert(var);
     returns.push_back(var);
@@ -2092,6 +2232,17 @@ std::string Lowering::header(const std::string& body) {
       << tile
       << " // block_r))\n"
          "    return block_m, block_r\n";
+  if (calls("_tile_rows"))
+    s << "\n\ndef _tile_rows(rows, cols):\n"
+         "    \"\"\"Tiles of about "
+      << tile
+      << " elements over rows that lie next to each other in memory: BLOCK_M\n"
+         "    covers up to 64 of them.\"\"\"\n"
+         "    block_m = min(triton.next_power_of_2(max(rows, 1)), 64)\n"
+         "    block_r = max(1, min(triton.next_power_of_2(max(cols, 1)), "
+      << tile
+      << " // block_m))\n"
+         "    return block_m, block_r\n";
   if (calls("_split"))
     s << "\n\ndef _split(rows, cols, block_m, block_r):\n"
          "    \"\"\"Column chunks of a long reduction over few rows: about 1024 programs in "
@@ -2182,6 +2333,14 @@ std::string Lowering::model_class() {
         << dtype_torch_name(e.type.dtype) << ", \"" << kind << "\")\n";
     }
   }
+  // The weights of channels-last convolutions are stored so once: load_state_dict copies
+  // into them and keeps the layout, and forward may keep no state of its own (the verifier
+  // refuses a cache). Their layout changes no result, only cuDNN's speed.
+  for (const auto& [module, format] : channels_last_weights_) {
+    s << "        conv = self.get_submodule(\"" << module << "\")\n";
+    s << "        conv.weight = nn.Parameter(conv.weight.detach().contiguous(memory_format="
+      << format << "))\n";
+  }
   std::vector<std::string> names;
   for (ValueId v : g_.inputs()) names.push_back(python_name(g_.value(v).name));
   s << "\n    def forward(self" << (names.empty() ? "" : ", " + join(names, ", ")) << "):\n";
@@ -2228,6 +2387,8 @@ void check_knobs(const CodegenKnobs& k) {
   if (k.num_warps != 0 && !power_of_two(k.num_warps, 1, 16))
     throw std::invalid_argument("codegen: num_warps must be 0 or 1, 2, 4, 8, 16, not " +
                                 std::to_string(k.num_warps));
+  if (k.layout != "nchw" && k.layout != "channels_last")
+    throw std::invalid_argument("codegen: layout must be nchw or channels_last, not " + k.layout);
   if (k.recompute_limit < 0)
     throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
                                 std::to_string(k.recompute_limit));
@@ -2247,6 +2408,7 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   k.num_warps = pick(warps);
   k.recompute_limit = pick(limits);
   k.gemm = rng() % 2 ? "triton" : "library";
+  k.layout = rng() % 2 ? "channels_last" : "nchw";
   return k;
 }
 
@@ -2268,6 +2430,10 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
     changed.gemm = value;
     allowed = "triton or library";
   }
+  if (name == "layout") {
+    changed.layout = value;
+    allowed = "nchw or channels_last";
+  }
   for (const IntKnob& knob : ints) {
     if (name != knob.name) continue;
     allowed = knob.values;
@@ -2283,7 +2449,7 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   if (allowed.empty()) {
     throw std::invalid_argument("no knob " + name +
                                 "; the knobs are pointwise_block, tile_elements, num_warps, "
-                                "recompute_limit, gemm");
+                                "recompute_limit, gemm, layout");
   }
   try {
     check_knobs(changed);

@@ -16,8 +16,7 @@ std::string compile(const std::string& body, const std::string& input = "f32[8,1
                     const CodegenKnobs& knobs = {}) {
   CodegenOptions options;
   options.knobs = knobs;
-  return generate_solution(parse_graph("input %x : " + input + "
-" + body), options).source;
+  return generate_solution(parse_graph("input %x : " + input + "\n" + body), options).source;
 }
 
 size_t count(const std::string& source, const std::string& text) {

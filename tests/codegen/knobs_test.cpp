@@ -94,6 +94,50 @@ TEST(CodegenKnobs, OutOfRangeIsRefused) {
   k = {};
   k.recompute_limit = -1;
   EXPECT_THROW(compile(k), std::invalid_argument);
+  k = {};
+  k.layout = "nhwc";
+  EXPECT_THROW(compile(k), std::invalid_argument);
+}
+
+// A pointwise conv's ReLU feeds a depthwise conv, whose tanh is the output.
+constexpr const char* kConvChain = R"(input %x : f32[2,4,9,7]
+%1 = conv2d(%x) {module="conv1", in_channels=4, out_channels=6, kernel_size=[1,1]}
+%2 = relu(%1)
+%3 = conv2d(%2) {module="conv2", in_channels=6, out_channels=6, kernel_size=[3,3], padding=[1,1], groups=6}
+%4 = tanh(%3)
+return %4
+)";
+
+GeneratedSolution compile_convs(const std::string& layout) {
+  CodegenOptions options;
+  options.knobs.layout = layout;
+  return generate_solution(parse_graph(kConvChain), options);
+}
+
+TEST(CodegenKnobs, LayoutNchwLeavesConvolutionsAsTheyAre) {
+  GeneratedSolution s = compile_convs("nchw");
+  EXPECT_EQ(count(s.source, "channels_last"), 0);
+  EXPECT_EQ(count(s.source, ").contiguous()\n"), 2);  // both convolutions' results
+}
+
+TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
+  GeneratedSolution s = compile_convs("channels_last");
+  EXPECT_EQ(s.kernels, 2);
+  // The program's input converted by torch, both results NHWC, the weights stored so once.
+  EXPECT_EQ(count(s.source, "F.conv2d(x.contiguous(memory_format=torch.channels_last)"), 1);
+  EXPECT_EQ(count(s.source, ").contiguous(memory_format=torch.channels_last)\n"), 2);
+  EXPECT_EQ(count(s.source,
+                  "conv.weight = nn.Parameter(conv.weight.detach().contiguous("
+                  "memory_format=torch.channels_last))"),
+            2);
+  // The ReLU the second conv takes is written NHWC in memory order: it loads the first
+  // conv's result at its own offsets.
+  EXPECT_EQ(count(s.source, "dtype=torch.float32, memory_format=torch.channels_last)"), 1);
+  EXPECT_EQ(count(s.source, "tl.load(lib0_ptr + offs, mask=mask"), 1);
+  EXPECT_EQ(count(s.source, "F.conv2d(buf0, "), 1);
+  // The output is contiguous NCHW, written in channel-by-position tiles.
+  EXPECT_EQ(count(s.source, "tl.store(buf1_ptr + (n * C + c) * S + s, "), 1);
+  EXPECT_EQ(count(s.source, "BLOCK_C = min(32, triton.next_power_of_2(6))"), 1);
 }
 
 // The command line's --knob NAME=VALUE: one parser, whose errors name the allowed values.
