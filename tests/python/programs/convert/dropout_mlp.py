@@ -1,5 +1,5 @@
 """An MLP block with LayerNorm and two dropouts (issue 14): one before the second Linear (a
-kernel writes the dropped activations for cuBLAS), one the function form on the residual
+kernel writes the dropped activations, which the second GEMM reads), one the function form on the residual
 branch. Each dropout has its own seed, drawn on every call in training mode.
 # CHECK-COUNT-1: dropout_seeds = torch.randint(2**31 - 1, (2,), device=device) if self.training else None
 # CHECK-COUNT-2: tl.rand(

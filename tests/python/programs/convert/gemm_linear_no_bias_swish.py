@@ -1,8 +1,8 @@
 """A Linear without bias over a 3-d input (its rows are batch x sequence), then swish, which
 reads the product twice: both in the GEMM's epilogue, the product never written.
-# CHECK-COUNT-1: @triton.jit
+# CHECK-COUNT-1: def k
 # CHECK: tl.sigmoid((acc))
-# CHECK-NOT: bias
+# CHECK-NOT: p_proj_bias
 """
 import torch
 import torch.nn as nn
