@@ -10,7 +10,7 @@ whose judging runs past --timeout seconds is rejected as such, and programs not 
 within --budget seconds are left out (said so under the table).
 
     source scripts/gpu_build.sh && python3 bench/gemm_epilogue.py --out results/gemm_epilogue.md
-    (or bash scripts/gpu_gemm.sh; a CPU smoke test: --device cpu --programs SMALL.py)
+    (or CONV_S=0 HALF_S=0 bash scripts/gpu_compiler.sh; a CPU smoke test: --device cpu --programs SMALL.py)
 """
 import argparse
 import os
