@@ -18,24 +18,14 @@ import glob
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from knob_variants import convert_variants  # noqa: E402 (bench/, the script's folder)
 LAYOUTS = ("nchw", "channels_last")
-
-
-def convert(program, out, layout):
-    """The solution's source, or None (and the error) when the compiler refuses."""
-    r = subprocess.run([BIN, "convert", program, "--no-verify", "--knob", f"layout={layout}",
-                        "-o", out], capture_output=True, text=True, cwd=ROOT)
-    if r.returncode != 0:
-        return None, (r.stderr.strip().splitlines() or ["?"])[-1]
-    with open(out) as f:
-        return f.read(), ""
 
 
 def main():
@@ -60,8 +50,9 @@ def main():
     for path in paths:
         name = os.path.basename(path)[:-3]
         task = open(path).read()
+        solutions = convert_variants(path, work, "layout", LAYOUTS)
         for layout in LAYOUTS:
-            source, error = convert(path, os.path.join(work, f"{name}_{layout}.py"), layout)
+            source, error = solutions[layout]
             if source is None:
                 errors[(name, layout)] = "convert failed: " + error
                 continue

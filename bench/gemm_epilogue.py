@@ -14,13 +14,13 @@ within --budget seconds are left out (said so under the table).
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from knob_variants import convert_variants  # noqa: E402 (bench/, the script's folder)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 FUSED = "tests/programs/real/fused"
 # The GEMM programs, the large ones first; --programs picks others.
@@ -36,17 +36,6 @@ PROGRAMS = [
     f"{FUSED}/bmm_scale_softmax_bmm.py",
 ]
 KNOBS = ["library", "triton"]
-
-
-def convert(program, gemm, out):
-    """The solution's source, or None with the error printed."""
-    r = subprocess.run([BIN, "convert", program, "--no-verify", "--knob", f"gemm={gemm}",
-                        "-o", out], capture_output=True, text=True, cwd=ROOT)
-    if r.returncode != 0:
-        print(f"  convert gemm={gemm}: {r.stderr.strip()[-300:]}", flush=True)
-        return None
-    with open(out) as f:
-        return f.read()
 
 
 def max_error(v):
@@ -83,9 +72,11 @@ def main():
             print(f"== {name} ({time.time() - start:.0f} s)", flush=True)
             task = open(os.path.join(ROOT, program)).read()
             verdicts = {}
+            solutions = convert_variants(os.path.join(ROOT, program), work, "gemm", KNOBS)
             for gemm in KNOBS:
-                sol = convert(program, gemm, os.path.join(work, f"{name}_{gemm}.py"))
+                sol, error = solutions[gemm]
                 if sol is None:
+                    print(f"  convert gemm={gemm}: {error}", flush=True)
                     continue
                 item = {"task": task, "candidate": sol,
                         "options": {"device": args.device, "compile": gemm == "triton"}}

@@ -1,0 +1,34 @@
+"""One program's solutions under several values of one codegen knob, traced once, for the
+GPU benchmarks that compare a knob's values (gemm_epilogue.py, conv_layout.py). Tracing
+(torch.export, in a fresh Python each time) was most of a `drtriton convert`'s 11 s on the
+device machine; `drtriton convert` takes the traced JSON as well as the program."""
+import os
+import subprocess
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
+
+
+def convert_variants(program, work, knob, values):
+    """{value: (solution source, "") or (None, the error's last line)}, the solutions
+    written to WORK/NAME_VALUE.py."""
+    from drtriton import frontend
+    stem = os.path.join(work, os.path.basename(program)[:-3])
+    traced = stem + ".traced.json"
+    try:
+        text = frontend.to_json(frontend.trace_file(program, dynamic=True))
+    except Exception as e:  # the frontend's errors name the line; any of them stops this program
+        return {value: (None, f"trace: {str(e).strip().splitlines()[-1:]}") for value in values}
+    with open(traced, "w") as f:
+        f.write(text)
+    solutions = {}
+    for value in values:
+        out = f"{stem}_{value}.py"
+        r = subprocess.run([BIN, "convert", traced, "--no-verify", "--knob", f"{knob}={value}",
+                            "-o", out], capture_output=True, text=True, cwd=ROOT)
+        if r.returncode != 0:
+            solutions[value] = (None, (r.stderr.strip().splitlines() or ["?"])[-1])
+        else:
+            with open(out) as f:
+                solutions[value] = (f.read(), "")
+    return solutions
