@@ -1591,7 +1591,7 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
     std::vector<std::string> vars;
     for (const std::string& r : results) {
       std::string var = alloc(row_shape, dtype);
-      kk.line("tl.store(" + kk.pointer(var) + " + rows, " + r + ", mask=row_mask)");
+      kk.line("tl.store(" + kk.pointer(var) + " + rows, " + rounded(dtype, r) + ", mask=row_mask)");
       vars.push_back(var);
     }
     return vars;
