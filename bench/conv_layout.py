@@ -1,22 +1,21 @@
 """Convolutions in the NCHW and the channels-last layout on the GPU (issue 16): each conv
 program of tests/programs/real/fused (conv*, convtranspose*) is converted twice by
 `drtriton convert --no-verify` (CodegenKnobs::layout nchw and channels_last, set through
-`--knob layout=...`), and both solutions are judged by one
-`drtriton serve --device cuda` batch (one worker per GPU, so timings do not overlap; the
-task cache times each reference once). Prints a table: program, verdict per layout, median
-ms of eager, torch.compile, the nchw and the channels-last solution, speedups vs compile,
-and the geometric means over the programs both layouts passed.
+`--knob layout=...`), and both solutions are judged by one `drtriton serve --device cuda`
+(one worker, so timings do not overlap; the task cache times each reference once). Prints a
+table, rewritten in --out after every program: program, verdict per layout, median ms of
+eager, torch.compile, the nchw and the channels-last solution, speedups vs compile, and the
+geometric means over the programs both layouts passed. Programs not started within
+--budget seconds are listed under the table.
 
     source scripts/gpu_build.sh
     python3 bench/conv_layout.py --out FILE.md [--limit N] [--skip N] [--match conv3d]
-        [--timeout 120]
+        [--timeout 120] [--budget SECONDS]
     smoke test here: TRITON_INTERPRET=1 .venv/bin/python bench/conv_layout.py --device cpu \
         --dir tests/python/programs/convert --match conv_bias --timeout 600
 """
 import argparse
 import glob
-import json
-import math
 import os
 import sys
 import time
@@ -24,7 +23,8 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import convert_variants  # noqa: E402 (bench/, the script's folder)
+from knob_variants import (convert_variants, fmt, geomean, markdown_table,  # noqa: E402 (bench/)
+                           median_ms, write_text)
 LAYOUTS = ("nchw", "channels_last")
 
 
@@ -40,72 +40,64 @@ def main():
                         help="cpu: a smoke test in Triton's interpreter (small programs only)")
     parser.add_argument("--timeout", type=int, default=120,
                         help="seconds per judged solution (the service's run timeout)")
+    parser.add_argument("--budget", type=float, default=10**9,
+                        help="start no program after this many seconds")
     args = parser.parse_args()
     paths = sorted(glob.glob(os.path.join(args.dir, "conv*.py")))
     paths = [p for p in paths if args.match in os.path.basename(p)][args.skip:args.skip + args.limit]
     work = os.path.join("/tmp", f"drtriton-conv-layout-{os.getpid()}")
     os.makedirs(work, exist_ok=True)
-    items, where, errors = [], [], {}
-    start = time.time()
-    for path in paths:
-        name = os.path.basename(path)[:-3]
-        task = open(path).read()
-        solutions = convert_variants(path, work, "layout", LAYOUTS)
-        for layout in LAYOUTS:
-            source, error = solutions[layout]
-            if source is None:
-                errors[(name, layout)] = "convert failed: " + error
-                continue
-            items.append({"task": task, "candidate": source, "options": {"device": args.device}})
-            where.append((name, layout))
-    print(f"conv_layout: {len(items)} solutions of {len(paths)} programs converted in "
-          f"{time.time() - start:.0f} s; judging", file=sys.stderr)
     from drtriton.service_client import Service
+
+    start = time.time()
+    rows, ratios, skipped = [], {layout: [] for layout in LAYOUTS}, []
+    header = ["program", "correct (nchw / cl)", "eager ms", "compile ms", "nchw ms",
+              "channels_last ms", "nchw vs compile", "cl vs compile"]
+    table, summary = markdown_table(header, []), "no program"
+    # One worker: no two timings share the GPU. The table is rewritten after each program,
+    # so a run stopped at its deadline keeps what it judged.
     with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
                  str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT,
                  ready_s=300) as service:
-        verdicts = service.post("/verify_batch", {"items": items})["verdicts"] if items else []
-    by = dict(zip(where, verdicts))
-
-    def median(v, key):
-        t = (v or {}).get("timing_ms") or {}
-        return t[key]["median"] if isinstance(t.get(key), dict) else None
-
-    fmt = lambda x: "-" if x is None else f"{x:.4f}"
-    rows, ratios = [], {layout: [] for layout in LAYOUTS}
-    for path in paths:
-        name = os.path.basename(path)[:-3]
-        verdict, eager, comp, ms, speed = [], None, None, {}, {}
-        for layout in LAYOUTS:
-            v = by.get((name, layout))
-            if v is None:
-                verdict.append(errors.get((name, layout), "not judged"))
+        for path in paths:
+            name = os.path.basename(path)[:-3]
+            if time.time() - start > args.budget:
+                skipped.append(name)
                 continue
-            verdict.append("ok" if v["passed"] else
-                           f"rejected at {v.get('failed_stage')}: {(v.get('reason') or '')[:80]}")
-            eager = eager or median(v, "eager")
-            comp = comp or median(v, "compile")
-            ms[layout] = median(v, "candidate") if v["passed"] else None
-        for layout in LAYOUTS:
-            speed[layout] = comp / ms[layout] if comp and ms.get(layout) else None
-        if all(speed[layout] for layout in LAYOUTS):
+            print(f"== {name} ({time.time() - start:.0f} s)", file=sys.stderr, flush=True)
+            task = open(path).read()
+            solutions = convert_variants(path, work, "layout", LAYOUTS)
+            verdict, eager, comp, ms, speed = [], None, None, {}, {}
             for layout in LAYOUTS:
-                ratios[layout].append(speed[layout])
-        rows.append((name, " / ".join(verdict), fmt(eager), fmt(comp), fmt(ms.get("nchw")),
-                     fmt(ms.get("channels_last")),
-                     *("-" if speed[layout] is None else f"{speed[layout]:.2f}x" for layout in LAYOUTS)))
-    header = ("| program | correct (nchw / cl) | eager ms | compile ms | nchw ms | channels_last ms "
-              "| nchw vs compile | cl vs compile |\n| --- | --- | --- | --- | --- | --- | --- | --- |")
-    table = header + "\n" + "\n".join("| " + " | ".join(r) + " |" for r in rows)
-    geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
-    summary = (f"geometric mean vs torch.compile over {len(ratios['nchw'])} programs both passed: "
-               f"nchw {geo(ratios['nchw']):.3f}x, channels_last {geo(ratios['channels_last']):.3f}x "
-               f"({time.time() - start:.0f} s in all)")
+                source, error = solutions[layout]
+                if source is None:
+                    verdict.append("convert failed: " + error)
+                    continue
+                # torch.compile is timed once, with the first layout's solution.
+                item = {"task": task, "candidate": source,
+                        "options": {"device": args.device, "compile": comp is None}}
+                v = service.post("/verify_batch", {"items": [item]})["verdicts"][0]
+                verdict.append("ok" if v["passed"] else
+                               f"rejected at {v.get('failed_stage')}: {(v.get('reason') or '')[:80]}")
+                eager = eager or median_ms(v, "eager")
+                comp = comp or median_ms(v, "compile")
+                ms[layout] = median_ms(v, "candidate") if v["passed"] else None
+            for layout in LAYOUTS:
+                speed[layout] = comp / ms[layout] if comp and ms.get(layout) else None
+            if all(speed[layout] for layout in LAYOUTS):
+                for layout in LAYOUTS:
+                    ratios[layout].append(speed[layout])
+            rows.append([name, " / ".join(verdict), fmt(eager, "{:.4f}"), fmt(comp, "{:.4f}"),
+                         fmt(ms.get("nchw"), "{:.4f}"), fmt(ms.get("channels_last"), "{:.4f}"),
+                         *(fmt(speed[layout], "{:.2f}x") for layout in LAYOUTS)])
+            summary = (f"geometric mean vs torch.compile over {len(ratios['nchw'])} programs both "
+                       f"passed: nchw {geomean(ratios['nchw']):.3f}x, channels_last "
+                       f"{geomean(ratios['channels_last']):.3f}x ({time.time() - start:.0f} s in all)")
+            if skipped:
+                summary += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
+            table = markdown_table(header, rows)
+            write_text(args.out, table + "\n\n" + summary + "\n")
     print(f"\nconv_layout\n{table}\n\n{summary}")
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(table + "\n\n" + summary + "\n")
-
 
 if __name__ == "__main__":
     main()

@@ -20,7 +20,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import convert_variants  # noqa: E402 (bench/, the script's folder)
+from knob_variants import (convert_variants, fmt, markdown_table, median_ms,  # noqa: E402 (bench/)
+                           write_text)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 FUSED = "tests/programs/real/fused"
 # The GEMM programs, the large ones first; --programs picks others.
@@ -61,7 +62,11 @@ def main():
 
     start = time.time()
     work = tempfile.mkdtemp(prefix="drtriton-gemm-")
-    rows, skipped = [], []
+    rows, skipped, table = [], [], ""
+    header = ["program", "correct library (max err)", "correct triton (max err)", "eager ms",
+              "compile ms", "library ms", "triton ms", "triton vs eager", "triton vs compile"]
+    # One worker: no two timings share the GPU. The table is rewritten after each program,
+    # so a run stopped at its deadline keeps what it judged.
     with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
                  str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT) as service:
         for program in args.programs:
@@ -81,15 +86,16 @@ def main():
                 item = {"task": task, "candidate": sol,
                         "options": {"device": args.device, "compile": gemm == "triton"}}
                 verdicts[gemm] = service.post("/verify_batch", {"items": [item]})["verdicts"][0]
-            rows.append((name, verdicts))
+            rows.append(row(name, verdicts))
+            table = markdown_table(header, rows)
+            if skipped:
+                table += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
+            write_text(args.out, table + "\n")
+    print(f"\ngemm_epilogue ({time.time() - start:.0f} s)\n{table}")
 
-    def ms(v, key):
-        t = (v or {}).get("timing_ms") or {}
-        return t[key]["median"] if isinstance(t.get(key), dict) else None
 
-    def fmt(x, spec="{:.3f}"):
-        return "-" if x is None else spec.format(x)
-
+def row(name, verdicts):
+    """One program's cells: each solution's verdict and time, eager's and torch.compile's."""
     def verdict(v):
         if v is None:
             return "no solution"
@@ -97,26 +103,13 @@ def main():
             return f"yes ({fmt(max_error(v), '{:.1e}')})"
         return f"no: {v.get('failed_stage')}: {(v.get('reason') or '')[:80]}"
 
-    lines = ["| program | correct library (max err) | correct triton (max err) | eager ms | "
-             "compile ms | library ms | triton ms | triton vs eager | triton vs compile |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for name, v in rows:
-        lib, tri = v.get("library"), v.get("triton")
-        eager, comp = ms(tri, "eager") or ms(lib, "eager"), ms(tri, "compile")
-        t_lib = ms(lib, "candidate") if lib and lib.get("passed") else None
-        t_tri = ms(tri, "candidate") if tri and tri.get("passed") else None
-        ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
-        lines.append("| " + " | ".join([name, verdict(lib), verdict(tri), fmt(eager), fmt(comp),
-                                        fmt(t_lib), fmt(t_tri), ratio(eager, t_tri),
-                                        ratio(comp, t_tri)]) + " |")
-    table = "\n".join(lines)
-    if skipped:
-        table += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
-    print(f"\ngemm_epilogue ({time.time() - start:.0f} s)\n{table}")
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(table + "\n")
-
+    lib, tri = verdicts.get("library"), verdicts.get("triton")
+    eager, comp = median_ms(tri, "eager") or median_ms(lib, "eager"), median_ms(tri, "compile")
+    t_lib = median_ms(lib, "candidate") if lib and lib.get("passed") else None
+    t_tri = median_ms(tri, "candidate") if tri and tri.get("passed") else None
+    ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
+    return [name, verdict(lib), verdict(tri), fmt(eager), fmt(comp), fmt(t_lib), fmt(t_tri),
+            ratio(eager, t_tri), ratio(comp, t_tri)]
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,7 @@
 GPU benchmarks that compare a knob's values (gemm_epilogue.py, conv_layout.py). Tracing
 (torch.export, in a fresh Python each time) was most of a `drtriton convert`'s 11 s on the
 device machine; `drtriton convert` takes the traced JSON as well as the program."""
+import math
 import os
 import subprocess
 
@@ -32,3 +33,33 @@ def convert_variants(program, work, knob, values):
             with open(out) as f:
                 solutions[value] = (f.read(), "")
     return solutions
+
+
+def median_ms(verdict, key):
+    """The verdict's median time of `key` ("eager", "compile", "candidate"), or None."""
+    t = (verdict or {}).get("timing_ms") or {}
+    return t[key]["median"] if isinstance(t.get(key), dict) else None
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def fmt(x, spec="{:.3f}"):
+    return "-" if x is None else spec.format(x)
+
+
+def markdown_table(header, rows):
+    """A markdown table of `header` (column names) and `rows` (lists of cells)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in rows])
+
+
+def write_text(path, text):
+    """Writes `text` to `path` (when one is given) through a temporary file, so that a run
+    killed at its deadline leaves the last whole table, never half of one."""
+    if not path:
+        return
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
