@@ -324,7 +324,7 @@ std::vector<OpSchema> build_table() {
        .attrs = {{.name = "size", .type = AttrType::Ints, .lo = 1},
                  float_attr("value", std::nullopt),
                  {.name = "dtype", .type = AttrType::Str, .default_value = std::string("f32"),
-                  .choices = {"f32", "bool"}}},
+                  .choices = {"f32", "f16", "bf16", "bool"}}},
        .infer_shape = full, .flops = no_flops,
        .torch_function = "torch.full({size}, {value}, dtype={dtype}$d)", .aten = {"aten::full"},
        .sampled = false});

@@ -318,9 +318,12 @@ bool map_factory(Call& c, const std::map<std::string, TensorType>& types) {
                    : std::holds_alternative<int64_t>(fill) ? "i64"
                                                            : "f32";
   const std::vector<std::string>& made = op_named("full").find_attr("dtype")->choices;
-  if (std::find(made.begin(), made.end(), ir) == made.end())
-    throw Unsupported("a " + ir + " tensor made inside forward is not supported (only " +
-                      made.front() + " and " + made.back() + ")");
+  if (std::find(made.begin(), made.end(), ir) == made.end()) {
+    std::string allowed;
+    for (const std::string& d : made) allowed += (allowed.empty() ? "" : ", ") + d;
+    throw Unsupported("a " + ir + " tensor made inside forward is not supported (only " + allowed +
+                      ")");
+  }
   c.consts["size"] = size;
   c.consts["value"] = as_double(fill);
   c.consts["dtype"] = ir;

@@ -61,9 +61,12 @@ def test_triton_gemms_make_no_library_call(solutions):
 
 
 def test_every_gemm_solution_passes_the_verifier(solutions):
+    """Triton GEMM solutions are judged --strict: no PyTorch compute or library op runs in
+    their forward (docs/design.md says so)."""
     keys = sorted(solutions)
     items = [{"task": solutions[k][0], "candidate": solutions[k][1],
-              "options": {"device": DEVICE, "compile": False, "seed": 7}} for k in keys]
+              "options": {"device": DEVICE, "compile": False, "seed": 7,
+                          "strict": k[1] == "triton"}} for k in keys]
     from drtriton.service_client import Service
     workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1))),
                                            "--run-timeout", "900"]
@@ -73,3 +76,5 @@ def test_every_gemm_solution_passes_the_verifier(solutions):
               for (name, gemm), v in zip(keys, verdicts) if not v["passed"]}
     print(f"\n{len(verdicts) - len(failed)}/{len(verdicts)} GEMM solutions passed", file=sys.stderr)
     assert not failed, "\n".join(f"  {k}: {v}" for k, v in sorted(failed.items()))
+    strict = [v["mode"]["strict"] for (_, gemm), v in zip(keys, verdicts) if gemm == "triton"]
+    assert strict and all(strict)

@@ -9,6 +9,7 @@ and bf16.
 """
 import glob
 import os
+import re
 
 import pytest
 
@@ -20,7 +21,7 @@ OP_CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "ir", "op_cases", "*.ir"
 # (loads widened to fp32, stores rounded, accumulation in fp32).
 CPU_CASES = ["abs", "add", "exp", "gelu", "sigmoid", "tanh", "softplus", "mish", "softmax",
              "log_softmax", "logsumexp", "layer_norm", "rms_norm", "group_norm", "sum", "mean",
-             "amax", "var", "linear", "where"]
+             "amax", "var", "linear", "where", "full", "cast_mask"]
 DTYPES = ["f16", "bf16"] if DEVICE == "cuda" else ["f16"]
 # Cases known to be rejected at a precision, with why; each must still be rejected.
 KNOWN_REJECTED = {}
@@ -33,6 +34,15 @@ def cases():
         assert not missing, f"CPU_CASES names no op case: {missing}"
         names = CPU_CASES
     return [(name, dtype) for dtype in DTYPES for name in names]
+
+
+def in_precision(ir, dtype):
+    """The case with every f32 made `dtype`: the casts and factories whose dtype is f32 by
+    default (`cast(%1)`, `full()`) say so first, so that they follow."""
+    ir = re.sub(r"= (cast|full)\((.*)\)[ \t]*$", r'= \1(\2) {dtype="f32"}', ir, flags=re.M)
+    ir = re.sub(r"= (cast|full)\((.*)\) \{(?!.*dtype=)(.*)\}[ \t]*$", r'= \1(\2) {\3, dtype="f32"}', ir,
+                flags=re.M)
+    return ir.replace("f32", dtype)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +61,7 @@ def compiled(tmp_path_factory):
             continue
         key = f"{name}.{dtype}"
         case = work / f"{key}.ir"
-        case.write_text(ir.replace("f32", dtype))
+        case.write_text(in_precision(ir, dtype))
         program, solution = work / f"{name}_{dtype}.py", work / f"{name}_{dtype}_triton.py"
         r = subprocess.run([BIN, "emit", str(case), "-o", str(program)], capture_output=True, text=True)
         assert r.returncode == 0, f"{key}: {r.stderr}"
@@ -62,6 +72,25 @@ def compiled(tmp_path_factory):
         result[key] = (program.read_text(), solution.read_text() if r.returncode == 0 else None,
                        r.stderr.strip())
     return result
+
+
+def test_every_case_emits_in_both_precisions(tmp_path):
+    """The GPU tier's cases, fp16 and bf16, emitted here (fast) so that a case the GPU tier
+    cannot even build fails in CI."""
+    if not os.path.exists(BIN):
+        pytest.skip(f"{BIN} is not built (run make build)")
+    import subprocess
+    failed = []
+    for path in OP_CASES:
+        ir = open(path).read()
+        for dtype in ("f16", "bf16"):
+            case = tmp_path / f"{dtype}.ir"
+            case.write_text(in_precision(ir, dtype))
+            r = subprocess.run([BIN, "emit", str(case), "-o", str(tmp_path / "p.py")],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                failed.append(f"{os.path.basename(path)} {dtype}: {r.stderr.strip()}")
+    assert not failed, "\n".join(failed)
 
 
 def test_the_programs_are_in_half_precision(compiled):
