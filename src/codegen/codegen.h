@@ -1,7 +1,7 @@
 // The built-in compiler: a graph in, a KernelBench-format solution out (a `ModelNew` whose
 // forward runs Triton kernels, plus library matmul/convolution calls in the default mode).
 //
-// How a graph becomes kernels (lower.cpp):
+// How a graph becomes kernels (lowering.h):
 // - Every value is either a buffer (a tensor in memory: inputs, parameters, library
 //   results, reduction results) or an element expression over buffers. Elementwise ops,
 //   layout ops (views, permutes, cat) and pooling windows are expressions; they cost no

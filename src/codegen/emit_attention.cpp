@@ -1,0 +1,98 @@
+// Scaled dot-product attention as one flash-attention kernel.
+#include "codegen/lowering.h"
+
+namespace drtriton::codegen {
+
+// Attention as one kernel (flash attention): a program takes BLOCK_M query rows of one
+// batch entry and runs over the keys BLOCK_N at a time, keeping the softmax's running
+// maximum and sum (online softmax), so the L x S scores never reach memory. The reference's
+// SDPA makes no matmul library call, so neither does this: both products are tl.dot, at
+// fp32 precision ("ieee"; Triton's default for fp32 on NVIDIA GPUs is TF32, far less
+// accurate than the verifier allows). Query, key and value are read as expressions, so the
+// views that split heads, and a bias, fuse into the loads; a longer expression is written
+// first, since each key and value is read once per block of query rows.
+void Lowering::lower_attention(const Node& n) {
+  constexpr int kInlineCost = 3;  // a library result plus its bias, through any views
+  for (ValueId in : n.inputs)
+    if (cost(in) > kInlineCost) materialize(in);
+  ValueId q = n.inputs[0], key = n.inputs[1], v = n.inputs[2];
+  for (ValueId in : {q, v}) {
+    int64_t head = g_.value(in).type.shape.back();
+    if (head > 128)
+      throw IrError("codegen: sdpa with a head dim of " + std::to_string(head) +
+                    "; the attention kernel takes head dims up to 128");
+  }
+  std::vector<std::string> qs = shape_of(q), ks = shape_of(key), vs = shape_of(v);
+  const size_t r = qs.size();
+  std::vector<std::string> batch(qs.begin(), qs.end() - 2);
+  Kernel k("k" + std::to_string(kernels_.size()) + "_sdpa");
+  std::string L = k.size(qs[r - 2]), S = k.size(ks[r - 2]), E = k.size(qs[r - 1]),
+              EV = k.size(vs[r - 1]);
+  auto at = [&](const std::vector<std::string>& lead, const std::string& row,
+                const std::string& col) {
+    std::vector<std::string> dims = lead;
+    dims.push_back(row);
+    dims.push_back(col);
+    return dims;
+  };
+  // Each operand in fp32, zero where its block runs past the tensor (padded head dims
+  // must add nothing to the dot products).
+  auto operand = [&](ValueId x, const std::vector<std::string>& dims, const std::string& mask) {
+    std::string e = emit(k, x, Index{dims, mask, "", {}});
+    if (g_.value(x).type.dtype != DType::F32) e += ".to(tl.float32)";
+    return "tl.where(" + mask + ", " + e + ", 0.0)";
+  };
+  k.line("m_blocks = tl.cdiv(" + L + ", BLOCK_M)");
+  k.line("pid = " + program_id());
+  k.line("block = pid % m_blocks");
+  std::vector<std::string> lead = decompose(k, "(pid // m_blocks)", batch);
+  k.line("rows = block * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("dq = tl.arange(0, BLOCK_D)[None, :]");
+  k.line("dv = tl.arange(0, BLOCK_DV)[None, :]");
+  k.line("q_mask = (rows < " + L + ") & (dq < " + E + ")");
+  // qk_scale holds log2(e), so exp2 gives the softmax's exp.
+  k.line("q = " + operand(q, at(lead, "rows", "dq"), "q_mask") + " * qk_scale");
+  k.line("m_i = tl.full([BLOCK_M], float(\"-inf\"), tl.float32)");
+  k.line("l_i = tl.zeros([BLOCK_M], tl.float32)");
+  k.line("acc = tl.zeros([BLOCK_M, BLOCK_DV], tl.float32)");
+  const bool causal = attr_bool(n.attrs, "is_causal");
+  // PyTorch's causal mask keeps key j for query i when j <= i (aligned at the top left), so
+  // the keys past this block's last row are skipped, and every row keeps key 0.
+  k.line(std::string("for n0 in range(0, ") +
+         (causal ? "tl.minimum(" + S + ", (block + 1) * BLOCK_M)" : S) + ", BLOCK_N):");
+  k.push();
+  k.line("cols = n0 + tl.arange(0, BLOCK_N)[None, :]");
+  k.line("dk = tl.arange(0, BLOCK_D)[:, None]");
+  k.line("k_mask = (cols < " + S + ") & (dk < " + E + ")");
+  k.line("kt = " + operand(key, at(lead, "cols", "dk"), "k_mask"));  // transposed: [D, N]
+  k.line("s = tl.dot(q, kt, input_precision=\"ieee\")");
+  k.line("s = tl.where(" + (causal ? "(cols < " + S + ") & (cols <= rows)" : "cols < " + S) +
+         ", s, float(\"-inf\"))");
+  k.line("m_new = tl.maximum(m_i, tl.max(s, 1))");
+  k.line("alpha = tl.exp2(m_i - m_new)");
+  k.line("p = tl.exp2(s - m_new[:, None])");
+  k.line("l_i = l_i * alpha + tl.sum(p, 1)");
+  k.line("keys = n0 + tl.arange(0, BLOCK_N)[:, None]");
+  k.line("v_mask = (keys < " + S + ") & (dv < " + EV + ")");
+  k.line("vb = " + operand(v, at(lead, "keys", "dv"), "v_mask"));
+  k.line("acc = acc * alpha[:, None] + tl.dot(p, vb, input_precision=\"ieee\")");
+  k.line("m_i = m_new");
+  k.pop();
+  std::vector<std::string> os = shape_of(n.output);
+  DType out_dtype = g_.value(n.output).type.dtype;
+  std::string out = alloc(os, out_dtype);
+  k.line("tl.store(" + k.pointer(out) + " + " + linearize(k, at(lead, "rows", "dv"), os) + ", " +
+         rounded(out_dtype, "acc / l_i[:, None]") + ", mask=(rows < " + L + ") & (dv < " + EV +
+         "))");
+  double scale = attr_float(n.attrs, "scale");  // 0: PyTorch's default, 1/sqrt(E)
+  std::string qk_scale =
+      (scale > 0 ? float_to_string(scale) : qs[r - 1] + " ** -0.5") + " * 1.4426950408889634";
+  forward_.push_back(attention_blocks_line(qs[r - 2], ks[r - 2], qs[r - 1], vs[r - 1]));
+  std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_D", "BLOCK_DV"};
+  finish_kernel(k, {"qk_scale"}, blocks,
+                "(" + product(batch) + " * triton.cdiv(" + qs[r - 2] + ", BLOCK_M),)", {qk_scale},
+                blocks);
+  buffers_[n.output] = {out, true};
+}
+
+}  // namespace drtriton::codegen

@@ -1,0 +1,401 @@
+// Element expressions: what a kernel computes for one value at an index, the loads of
+// buffers, the layout ops as index arithmetic, dropout and pooling windows.
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "codegen/lowering.h"
+
+namespace drtriton::codegen {
+
+std::string Lowering::load(Kernel& k, const std::string& var, ValueId v, const Index& idx) {
+  std::vector<std::string> shape = shape_of(v);
+  std::string offset =
+      !idx.linear.empty() &&
+              idx.linear_shape == (channels_last_.count(var) ? channels_last_shape(shape) : shape)
+          ? idx.linear
+      : channels_last_.count(var) ? linearize(k, memory_order(idx.dims), memory_order(shape))
+                                  : linearize(k, idx.dims, shape);
+  return load_at(k, var, offset, load_mask(idx, idx.dims),
+                 is_floating(g_.value(v).type.dtype) ? "0.0" : "0", low_precision(v));
+}
+
+// The index of input `in` that an elementwise op reads for its output index: broadcast
+// dims (size 1 in the input, not in the output) read element 0.
+Index Lowering::broadcast_index(ValueId in, ValueId out, const Index& idx) {
+  const Shape& si = g_.value(in).type.shape;
+  const Shape& so = g_.value(out).type.shape;
+  Index r{{}, idx.mask, "", {}, idx.outer_mask, idx.invariant};
+  size_t lead = so.size() - si.size();
+  for (size_t d = 0; d < si.size(); ++d) {
+    r.dims.push_back(si[d] == 1 && so[d + lead] != 1 ? "0" : idx.dims[d + lead]);
+  }
+  if (si == so) {
+    r.linear = idx.linear;
+    r.linear_shape = idx.linear_shape;
+  }
+  return r;
+}
+
+std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
+  auto b = buffers_.find(v);
+  if (b != buffers_.end()) return load(k, b->second.var, v, idx);
+  const Value& val = g_.value(v);
+  if (val.kind != ValueKind::Node) {
+    throw IrError("codegen: %" + val.name + " has no buffer");
+  }
+  std::string key = value_key(v, idx);
+  if (const std::string* t = k.find(key)) return *t;
+  k.touch(val.node);
+  std::string t = emit_node(k, g_.nodes()[val.node], idx);
+  k.remember(key, t);
+  return t;
+}
+
+std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
+  const OpSchema& s = n.schema();
+  ValueId out = n.output;
+  if (n.op == Op::Triu || n.op == Op::Tril) {  // zero on one side of a diagonal
+    std::string x = emit(k, n.inputs[0], idx);
+    size_t r = idx.dims.size();
+    std::string row = idx.dims[r - 2], col = idx.dims[r - 1];
+    // Literal indices (size-1 dims) would make the condition a Python bool: make it a block.
+    if (is_integer(row) && is_integer(col)) col = "(" + idx.mask + ").to(tl.int32) * 0 + " + col;
+    std::string diagonal = std::to_string(attr_int(n.attrs, "diagonal"));
+    std::string keep =
+        "(" + col + " - " + row + (n.op == Op::Triu ? " >= " : " <= ") + diagonal + ")";
+    if (g_.value(out).type.dtype == DType::Bool) return k.assign(keep + " & (" + x + ")");
+    return k.assign("tl.where(" + keep + ", " + x + ", 0.0)");
+  }
+  if (n.op == Op::NllLoss) {  // per target, or a reduction's sum (over its count, for a mean)
+    const std::string& reduction = attr_str(n.attrs, "reduction");
+    if (reduction == "none") return nll_term(k, n, idx, false);
+    const std::vector<std::string>& st = stats_.at(out);
+    std::string sum = load_at(k, st[0], "0", idx.mask, "0.0");
+    return reduction == "sum" ? sum
+                              : k.assign(sum + " / " + load_at(k, st[1], "0", idx.mask, "1.0"));
+  }
+  if (n.op == Op::Full) {  // one value everywhere, as a block shaped like the mask
+    const std::string& m = idx.mask;
+    double value = attr_float(n.attrs, "value");
+    if (g_.value(out).type.dtype == DType::Bool)
+      return k.assign("(" + m + ") " + (value != 0 ? "==" : "!=") + " (" + m + ")");
+    std::string v = float_literal(value);
+    return k.assign("tl.where(" + m + ", " + v + ", " + v + ")");
+  }
+  if (s.category == Category::Unary || s.category == Category::Binary) {
+    std::vector<std::string> args;
+    for (ValueId in : n.inputs) args.push_back(emit(k, in, broadcast_index(in, out, idx)));
+    // A number computed from sizes (`x / x.size(0)`) is a kernel argument, like a dim.
+    std::map<std::string, std::string> scalars;
+    for (const auto& [attr, expr] : n.sym_attrs) scalars[attr] = k.size(dim_var(expr));
+    return k.assign(pointwise_formula(n, args, helpers_, scalars));
+  }
+  if (s.category == Category::Anchor) {  // library result plus its bias
+    std::string acc = load(k, raw_.at(out), out, idx);
+    if (n.op == Op::Addmm) {
+      ValueId bias = n.inputs[0];
+      return k.assign(acc + " + " + emit(k, bias, broadcast_index(bias, out, idx)));
+    }
+    // The bias is per output feature (a Linear's last dim) or per channel (dim 1).
+    std::string bias = param_var(n, "bias");
+    int channel = n.op == Op::Linear ? static_cast<int>(idx.dims.size()) - 1 : 1;
+    std::string b = load_at(k, bias, idx.dims[channel], load_mask(idx, {idx.dims[channel]}), "0.0",
+                            low_precision(out));
+    return k.assign(acc + " + " + b);
+  }
+  if (s.category == Category::Normalization) {
+    ValueId x = n.inputs[0];
+    std::string xv = emit(k, x, idx);
+    const ReducePlan& plan = plans_.at(out);
+    std::vector<std::string> row_dims = plan.row_of(idx.dims);
+    std::string row = linearize(k, row_dims, plan.kept);
+    std::vector<std::string> st;
+    for (const std::string& var : stats_.at(out))
+      st.push_back(load_at(k, var, row, load_mask(idx, row_dims), "1.0"));
+    if (n.op == Op::Softmax) return k.assign("tl.exp(" + xv + " - " + st[0] + ") / " + st[1]);
+    if (n.op == Op::LogSoftmax) {
+      return k.assign(xv + " - " + st[0] + " - tl.log(" + st[1] + ")");
+    }
+    std::string y = n.op == Op::RmsNorm ? k.assign(xv + " * " + st[0])
+                                        : k.assign("(" + xv + " - " + st[0] + ") * " + st[1]);
+    // Affine parameters: per channel (batch, group, instance norms) or over the trailing
+    // normalized dims (layer and RMS norms).
+    bool trailing = n.op == Op::LayerNorm || n.op == Op::RmsNorm;
+    std::vector<ParamSpec> params = g_.node_params(n);
+    for (const ParamSpec& p : params) {
+      if (p.is_buffer) continue;
+      std::string rel = p.name.substr(n.module.size() + 1);
+      std::string var = param_var(n, rel);
+      std::vector<std::string> pdims, pshape;
+      if (trailing) {
+        size_t r = p.type.shape.size();
+        pdims.assign(idx.dims.end() - r, idx.dims.end());
+        std::vector<std::string> full = shape_of(out);
+        pshape.assign(full.end() - r, full.end());
+      } else {
+        pdims = {idx.dims[1]};
+        pshape = {shape_of(out)[1]};
+      }
+      std::string off = linearize(k, pdims, pshape);
+      std::string pv = load_at(k, var, off, load_mask(idx, pdims), "0.0", low_precision(out));
+      y = k.assign(rel == "weight" ? y + " * " + pv : y + " + " + pv);
+    }
+    return y;
+  }
+  if (s.category == Category::Pooling) return emit_pool(k, n, idx);
+  if (s.category == Category::Layout) {
+    ValueId in = n.inputs.empty() ? -1 : n.inputs[0];
+    std::vector<std::string> ishape = in >= 0 ? shape_of(in) : std::vector<std::string>{};
+    std::vector<std::string> oshape = shape_of(out);
+    switch (n.op) {
+      case Op::Dropout:
+      case Op::Dropout2d:
+      case Op::Dropout3d:
+      case Op::AlphaDropout:
+        if (drops(n)) return emit_dropout(k, n, idx);
+        [[fallthrough]];
+      case Op::Clone:
+      case Op::Contiguous:
+      case Op::Identity: return emit(k, in, idx);
+      case Op::Cast: {
+        std::string x = emit(k, in, idx);
+        std::string y = cast_to(g_.value(in).type.dtype, g_.value(out).type.dtype, x);
+        return y == x ? x : k.assign(y);
+      }
+      case Op::Permute:
+      case Op::Transpose: {
+        std::vector<int64_t> perm;
+        if (n.op == Op::Permute) {
+          perm = attr_ints(n.attrs, "dims");
+        } else {
+          perm.resize(oshape.size());
+          std::iota(perm.begin(), perm.end(), 0);
+          std::swap(perm[attr_int(n.attrs, "dim0")], perm[attr_int(n.attrs, "dim1")]);
+        }
+        Index r{std::vector<std::string>(ishape.size()), idx.mask, "", {}};
+        for (size_t d = 0; d < perm.size(); ++d) r.dims[perm[d]] = idx.dims[d];
+        return emit(k, in, r);
+      }
+      case Op::Flip: {
+        Index r{idx.dims, idx.mask, "", {}};
+        for (int64_t d : attr_ints(n.attrs, "dims"))
+          r.dims[d] = "(" + k.size(ishape[d]) + " - 1 - " + idx.dims[d] + ")";
+        return emit(k, in, r);
+      }
+      case Op::Slice: {  // input index = start + i * step, start counted from the end if < 0
+        int64_t d = attr_int(n.attrs, "dim"), start = attr_int(n.attrs, "start");
+        int64_t step = attr_int(n.attrs, "step");
+        std::string first = start >= 0
+                                ? std::to_string(start)
+                                : "(" + k.size(ishape[d]) + " - " + std::to_string(-start) + ")";
+        Index r{idx.dims, idx.mask, "", {}};
+        r.dims[d] = "(" + first + " + " + idx.dims[d] +
+                    (step == 1 ? "" : " * " + std::to_string(step)) + ")";
+        return emit(k, in, r);
+      }
+      case Op::Select: {
+        int64_t d = attr_int(n.attrs, "dim"), index = attr_int(n.attrs, "index");
+        Index r{idx.dims, idx.mask, "", {}};
+        std::string at = index >= 0
+                             ? std::to_string(index)
+                             : "(" + k.size(ishape[d]) + " - " + std::to_string(-index) + ")";
+        r.dims.insert(r.dims.begin() + d, at);
+        return emit(k, in, r);
+      }
+      case Op::Expand: return emit(k, in, broadcast_index(in, out, idx));
+      case Op::Embedding: {  // row ids[i...] of the weight; an id out of range reads 0
+        Index r{idx.dims, idx.mask, "", {}};
+        std::string column = r.dims.back();
+        r.dims.pop_back();
+        std::string id = emit(k, in, r);
+        std::string rows = std::to_string(attr_int(n.attrs, "num_embeddings"));
+        std::string width = std::to_string(attr_int(n.attrs, "embedding_dim"));
+        std::string valid = k.assign("(" + id + " >= 0) & (" + id + " < " + rows + ")");
+        return load_at(k, param_var(n, "weight"), id + " * " + width + " + " + column,
+                       "(" + idx.mask + ") & " + valid, "0.0", low_precision(out));
+      }
+      case Op::Roll: {  // out[i] = in[(i - shift) mod n], with (-shift) mod n taken in Python
+        Index r{idx.dims, idx.mask, "", {}};
+        auto shifts = attr_ints(n.attrs, "shifts"), dims = attr_ints(n.attrs, "dims");
+        for (size_t j = 0; j < dims.size(); ++j) {
+          const std::string& len = ishape[dims[j]];
+          std::string back =
+              is_integer(len) ? std::to_string(((-shifts[j]) % std::stoll(len) + std::stoll(len)) %
+                                               std::stoll(len))
+                              : dim_var("(" + std::to_string(-shifts[j]) + ") % " + len);
+          r.dims[dims[j]] =
+              "((" + r.dims[dims[j]] + " + " + k.size(back) + ") % " + k.size(len) + ")";
+        }
+        return emit(k, in, r);
+      }
+      case Op::Cat: {
+        int dim = static_cast<int>(attr_int(n.attrs, "dim"));
+        std::string offset = "0";
+        std::string result;
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          ValueId part = n.inputs[i];
+          std::string len = k.size(shape_of(part)[dim]);
+          std::string end = offset == "0" ? len : "(" + offset + " + " + len + ")";
+          std::string inside = k.assign("(" + idx.dims[dim] + " >= " + offset + ") & (" +
+                                        idx.dims[dim] + " < " + end + ")");
+          Index r = idx;
+          r.linear.clear();
+          r.dims[dim] = offset == "0" ? idx.dims[dim] : "(" + idx.dims[dim] + " - " + offset + ")";
+          r.mask = "(" + idx.mask + ") & " + inside;
+          std::string v = emit(k, part, r);
+          result =
+              result.empty() ? v : k.assign("tl.where(" + inside + ", " + v + ", " + result + ")");
+          offset = end;
+        }
+        return result;
+      }
+      default: {  // reshape, flatten, squeeze, unsqueeze: the same elements in the same order
+        Index r{{}, idx.mask, idx.linear, idx.linear_shape};
+        std::string lin = !idx.linear.empty() && idx.linear_shape == oshape
+                              ? idx.linear
+                              : linearize(k, idx.dims, oshape);
+        if (lin != "0") lin = k.assign(lin);
+        r.dims = decompose(k, lin, ishape);
+        r.linear = lin;
+        r.linear_shape = ishape;
+        return emit(k, in, r);
+      }
+    }
+  }
+  throw IrError("codegen: no lowering for " + s.name);
+}
+
+// Dropout in training mode, as nn.Dropout: each element zeroed with probability p, the others
+// scaled by 1/(1-p). The uniform number is Philox's (tl.rand) at the element's offset in the
+// dropout's output, keyed by the node's seed, which the forward draws from PyTorch's
+// generator on every call: every kernel that recomputes the value draws the same mask, and
+// torch.manual_seed makes a run reproducible. In eval mode TRAINING is False and the value
+// is the input (a branch on a constexpr: nothing of it is compiled).
+std::string Lowering::emit_dropout(Kernel& k, const Node& n, const Index& idx) {
+  std::string x = emit(k, n.inputs[0], idx);
+  std::vector<std::string> shape = shape_of(n.output);
+  // The random number's offset: the element's, or for whole channels its (sample, channel).
+  std::string offset;
+  if (n.op == Op::Dropout2d || n.op == Op::Dropout3d) {
+    offset = linearize(k, {idx.dims[0], idx.dims[1]}, {shape[0], shape[1]});
+  } else {
+    offset = !idx.linear.empty() && idx.linear_shape == shape ? idx.linear
+                                                              : linearize(k, idx.dims, shape);
+  }
+  // tl.rand takes a block of offsets: a literal one (a single element) is made one.
+  if (is_integer(offset)) offset = "(" + idx.mask + ").to(tl.int32) * 0 + " + offset;
+  int node = static_cast<int>(&n - g_.nodes().data());
+  int slot = dropout_slots_.emplace(node, static_cast<int>(dropout_slots_.size())).first->second;
+  double p = attr_float(n.attrs, "p");
+  std::string keep = "tl.rand(" + k.dropout_seed(slot) + ", " + offset + ") >= " + float_literal(p);
+  if (n.op == Op::AlphaDropout) {
+    // PyTorch's alpha dropout: kept a * x + b, dropped a * alpha' + b, with alpha' = -1.758...
+    // (SELU's negative saturation), a = ((1 - p)(1 + p alpha'^2))^-1/2, b = -a alpha' p.
+    const double alpha = 1.7580993408473766;
+    double a = 1.0 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+    return k.assign("tl.where(" + keep + ", " + x + " * " + float_literal(a) + " + " +
+                    float_literal(alpha * a * p) + ", " + float_literal(-alpha * a * (1 - p)) +
+                    ") if TRAINING else " + x);
+  }
+  return k.assign("tl.where(" + keep + ", " + x + " * " + float_literal(1.0 / (1.0 - p)) +
+                  ", 0.0) if TRAINING else " + x);
+}
+
+// A pooling window, unrolled: each position reads the input expression, masked where the
+// window leaves the input (padding, ceil mode, adaptive bounds).
+std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
+  ValueId in = n.inputs[0];
+  std::vector<std::string> ishape = shape_of(in);
+  const Shape& ocon = g_.value(n.output).type.shape;
+  const Shape& icon = g_.value(in).type.shape;
+  int rank = static_cast<int>(ishape.size());
+  bool adaptive = n.op == Op::AdaptiveAvgPool2d || n.op == Op::AdaptiveAvgPool3d;
+  bool is_max = n.op == Op::MaxPool1d || n.op == Op::MaxPool2d || n.op == Op::MaxPool3d;
+  int sp = adaptive ? static_cast<int>(attr_ints(n.attrs, "output_size").size())
+                    : static_cast<int>(attr_ints(n.attrs, "kernel_size").size());
+  int first = rank - sp;
+  std::vector<std::string> start(sp), stop(sp), size_incl(sp);
+  std::vector<int64_t> window(sp);
+  for (int d = 0; d < sp; ++d) {
+    std::string o = idx.dims[first + d];
+    // A literal output index (a size-1 dim) makes the window's bounds Python constants,
+    // and a block mask cannot be combined with a Python bool: make it a block of indices.
+    if (is_integer(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
+    std::string len = k.size(ishape[first + d]);
+    if (adaptive) {
+      int64_t out_n = ocon[first + d];
+      start[d] = k.assign("(" + o + " * " + len + ") // " + std::to_string(out_n));
+      stop[d] = k.assign("((" + o + " + 1) * " + len + " + " + std::to_string(out_n - 1) + ") // " +
+                         std::to_string(out_n));
+      // The widest window for this size, plus one for an input a size smaller or larger.
+      window[d] = (icon[first + d] + out_n - 1) / out_n + 1;
+      continue;
+    }
+    int64_t ks = attr_ints(n.attrs, "kernel_size")[d];
+    int64_t st = attr_ints(n.attrs, "stride")[d];
+    int64_t pad = attr_ints(n.attrs, "padding")[d];
+    start[d] = named(k, offset_by(scaled(o, st), -pad));
+    window[d] = ks;
+    if (!is_max) {
+      std::string end =
+          k.assign("tl.minimum(" + offset_by(start[d], ks) + ", " + offset_by(len, pad) + ")");
+      size_incl[d] = k.assign(end + " - " + start[d]);
+      stop[d] = k.assign("tl.minimum(" + end + ", " + len + ")");
+    }
+  }
+  int64_t positions = 1;
+  for (int64_t w : window) positions *= w;
+  std::string acc;
+  // The dims outside the window are the same at every position (and, in a window inside
+  // another, only those the outer one kept).
+  std::set<std::string> invariant;
+  for (size_t d = 0; d < idx.dims.size(); ++d) {
+    bool pooled = static_cast<int>(d) >= first && static_cast<int>(d) < first + sp;
+    if (!pooled && (idx.outer_mask.empty() || idx.invariant.count(idx.dims[d])))
+      invariant.insert(idx.dims[d]);
+  }
+  for (int64_t p = 0; p < positions; ++p) {
+    Index r = idx;
+    r.linear.clear();
+    r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
+    r.invariant = invariant;
+    std::vector<std::string> conds;
+    int64_t rest = p;
+    for (int d = sp - 1; d >= 0; --d) {
+      int64_t off = rest % window[d];
+      rest /= window[d];
+      int64_t dil = is_max ? attr_ints(n.attrs, "dilation")[d] : 1;
+      std::string pos = named(k, offset_by(start[d], off * dil));
+      std::string len = k.size(ishape[first + d]);
+      conds.push_back("(" + pos + " >= 0)");
+      conds.push_back(adaptive || !is_max ? "(" + pos + " < " + stop[d] + ")"
+                                          : "(" + pos + " < " + len + ")");
+      r.dims[first + d] = pos;
+    }
+    std::string valid = k.assign(join(conds, " & "));
+    r.mask = "(" + idx.mask + ") & " + valid;
+    std::string v = emit(k, in, r);
+    std::string term = is_max ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
+                              : "tl.where(" + valid + ", " + v + ", 0.0)";
+    if (acc.empty()) {
+      acc = k.assign(term);
+    } else {
+      acc = k.assign(is_max ? "tl.maximum(" + acc + ", " + term + ")" : acc + " + " + term);
+    }
+  }
+  if (is_max) return acc;
+  std::vector<std::string> sizes;
+  for (int d = 0; d < sp; ++d) {
+    if (adaptive) {
+      sizes.push_back("(" + stop[d] + " - " + start[d] + ")");
+    } else if (attr_bool(n.attrs, "count_include_pad")) {
+      sizes.push_back(size_incl[d]);
+    } else {
+      sizes.push_back("(" + stop[d] + " - tl.maximum(" + start[d] + ", 0))");
+    }
+  }
+  return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
+}
+
+}  // namespace drtriton::codegen

@@ -1,0 +1,133 @@
+// The Triton GEMM kernel, with its epilogue (plan_gemm) on the accumulator tile.
+#include "codegen/lowering.h"
+
+namespace drtriton::codegen {
+
+// A GEMM as one Triton kernel, in the tiles of Triton's matmul tutorial: a program computes
+// a BLOCK_M x BLOCK_N tile of the product over K in BLOCK_K steps, programs grouped GROUP_M
+// row blocks at a time so that neighbours share operand tiles in L2; a batch entry per
+// program_id(1). The operands are read as expressions (a transposed view, a scaled input
+// fuse into the loads). fp32 operands go through tf32x3, three TF32 products that come to
+// fp32 accuracy on tensor cores (plain tl.dot on fp32 is one TF32 product, too inaccurate
+// for the verifier); fp16 and bf16 ones give their own exact products, into fp32. The tile
+// of the product plus its bias is the value of the GEMM's node in the kernel's memo, and the
+// kernel writes the epilogue's last value `root` (plan_gemm) from it.
+void Lowering::lower_gemm(const Node& n, ValueId root) {
+  constexpr int kInlineCost = 3;  // as attention: each operand element is read many times
+  const bool linear = n.op == Op::Linear;
+  std::vector<ValueId> operands = linear
+                                      ? std::vector<ValueId>{n.inputs[0]}
+                                      : std::vector<ValueId>{n.inputs[n.op == Op::Addmm ? 1 : 0],
+                                                             n.inputs[n.op == Op::Addmm ? 2 : 1]};
+  for (ValueId in : operands)
+    if (cost(in) > kInlineCost) materialize(in);
+  ValueId out = n.output;
+  std::vector<std::string> os = shape_of(out);
+  const size_t r = os.size();
+  // A Linear's rows are all its leading dims; the others multiply matrices per batch entry.
+  std::vector<std::string> batch =
+      linear ? std::vector<std::string>{} : std::vector<std::string>(os.begin(), os.end() - 2);
+  std::vector<std::string> row_shape(os.begin() + (linear ? 0 : r - 2), os.end() - 1);
+  std::vector<std::string> as = shape_of(operands[0]);
+  std::string m_py = product(row_shape), n_py = os[r - 1], k_py = as.back();
+  DType dtype = g_.value(out).type.dtype;
+
+  Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name);
+  k.touch(static_cast<int>(&n - g_.nodes().data()));
+  k.line("pid = " + program_id());
+  k.line("blocks_m = tl.cdiv(M, BLOCK_M)");
+  k.line("group = GROUP_M * tl.cdiv(N, BLOCK_N)");
+  k.line("first_m = pid // group * GROUP_M");
+  k.line("group_m = tl.minimum(blocks_m - first_m, GROUP_M)");
+  k.line("rows = (first_m + pid % group % group_m) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("cols = (pid % group // group_m) * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]");
+  std::vector<std::string> lead =
+      decompose(k, int64_index_ ? "tl.program_id(1).to(tl.int64)" : "tl.program_id(1)", batch);
+  std::vector<std::string> row_dims = decompose(k, "rows", row_shape);
+  // An operand's batch dims, right-aligned with the output's: size 1 broadcasts.
+  auto batch_dims = [&](ValueId in) {
+    const Shape& si = g_.value(in).type.shape;
+    const Shape& so = g_.value(out).type.shape;
+    std::vector<std::string> dims;
+    size_t nb = si.size() - 2, skip = batch.size() - nb;
+    for (size_t d = 0; d < nb; ++d)
+      dims.push_back(si[d] == 1 && so[skip + d] != 1 ? "0" : lead[skip + d]);
+    return dims;
+  };
+  // fp16 operands are multiplied as fp16. bf16 ones stay fp32 (as loaded) under one TF32
+  // pass, which holds a bf16 value exactly, so the products are bf16's (and Triton's
+  // interpreter has no bf16 dot).
+  std::string dot_type = dtype == DType::F16 ? "tl.float16" : "";
+  std::string precision = dtype == DType::F16    ? ""
+                          : dtype == DType::BF16 ? ", input_precision=\"tf32\""
+                                                 : ", input_precision=\"tf32x3\"";
+  // A dim of a literal 1 leaves the offsets without that axis: then the operands and the
+  // store are made blocks of the tile's shape (tl.dot and tl.store take no broadcast).
+  const bool degenerate = m_py == "1" || n_py == "1" || k_py == "1";
+  auto operand = [&](const std::string& e, bool loaded, const std::string& mask) {
+    // Padding must add nothing: an expression of a masked load need not be 0 there.
+    std::string x = loaded && !degenerate ? e : "tl.where(" + mask + ", " + e + ", 0.0)";
+    return dot_type.empty() ? x : x + ".to(" + dot_type + ")";
+  };
+  k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
+  k.line("for k0 in range(0, K, BLOCK_K):");
+  k.push();
+  k.line("ka = k0 + tl.arange(0, BLOCK_K)[None, :]");
+  k.line("kb = k0 + tl.arange(0, BLOCK_K)[:, None]");
+  k.line("a_mask = (rows < M) & (ka < K)");
+  k.line("b_mask = (kb < K) & (cols < N)");
+  std::vector<std::string> a_dims = linear ? row_dims : batch_dims(operands[0]);
+  if (!linear) a_dims.push_back(row_dims[0]);
+  a_dims.push_back("ka");
+  k.line("a = " + operand(emit(k, operands[0], Index{a_dims, "a_mask", "", {}}),
+                          is_buffer(operands[0]), "a_mask"));
+  std::string b;
+  if (linear) {  // the weight [N, K] read transposed
+    b = load_at(k, param_var(n, "weight"), linearize(k, {"cols", "kb"}, {n_py, k_py}), "b_mask",
+                "0.0", low_precision(out));
+    b = operand(b, true, "b_mask");
+  } else {
+    std::vector<std::string> b_dims = batch_dims(operands[1]);
+    b_dims.push_back("kb");
+    b_dims.push_back("cols");
+    b = operand(emit(k, operands[1], Index{b_dims, "b_mask", "", {}}), is_buffer(operands[1]),
+                "b_mask");
+  }
+  k.line("b = " + b);
+  k.line("acc = tl.dot(a, b, acc" + precision + ")");
+  k.pop();
+
+  k.line("mask = (rows < M) & (cols < N)");
+  std::vector<std::string> out_dims = lead;
+  out_dims.insert(out_dims.end(), row_dims.begin(), row_dims.end());
+  out_dims.push_back("cols");
+  Index tile{out_dims, "mask", "", {}};
+  std::string value = "acc";
+  if (n.op == Op::Addmm) {
+    ValueId bias = n.inputs[0];
+    value = k.assign("acc + " + emit(k, bias, broadcast_index(bias, out, tile)));
+  } else if (has_param(n, "bias")) {  // one bias per output feature: a row of them
+    value = k.assign(
+        "acc + " + load_at(k, param_var(n, "bias"), "cols", "cols < N", "0.0", low_precision(out)));
+  }
+  k.remember(value_key(out, tile), value);
+  std::string result = emit(k, root, tile);
+  DType root_dtype = g_.value(root).type.dtype;
+  std::vector<std::string> rs = shape_of(root);
+  std::string buf = alloc(rs, root_dtype);
+  std::string offset = linearize(k, out_dims, rs);
+  if (degenerate) offset = "mask.to(tl.int32) * 0 + " + offset;
+  k.line("tl.store(" + k.pointer(buf) + " + " + offset + ", " + rounded(root_dtype, result) +
+         ", mask=mask)");
+
+  forward_.push_back(
+      gemm_blocks_line(m_py, n_py, k_py, product(batch), dtype == DType::F32 ? 4 : 2));
+  std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};
+  finish_kernel(k, {"M", "N", "K"}, blocks,
+                "(triton.cdiv(" + m_py + ", BLOCK_M) * triton.cdiv(" + n_py + ", BLOCK_N), " +
+                    product(batch) + ")",
+                {m_py, n_py, k_py}, blocks, gemm_launch_options(options_.knobs));
+  buffers_[root] = {buf, true};
+}
+
+}  // namespace drtriton::codegen

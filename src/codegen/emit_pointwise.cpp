@@ -1,0 +1,101 @@
+// A kernel's source and launch (finish_kernel), and the pointwise kernel that writes a value
+// (materialize).
+#include <sstream>
+
+#include "codegen/lowering.h"
+
+namespace drtriton::codegen {
+
+// Writes the kernel's source and its launch in the forward.
+void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
+                             const std::vector<std::string>& constexprs, const std::string& grid,
+                             const std::vector<std::string>& extra_args,
+                             const std::vector<std::string>& constexpr_args,
+                             const std::vector<std::string>& launch_options) {
+  std::vector<std::string> params, args;
+  for (const std::string& var : k.pointers()) {
+    params.push_back(var + "_ptr");
+    args.push_back(var);
+  }
+  for (const std::string& s : k.sizes()) {
+    params.push_back(s);
+    args.push_back(s);
+  }
+  for (size_t i = 0; i < extra_params.size(); ++i) {
+    params.push_back(extra_params[i]);
+    args.push_back(extra_args[i]);
+  }
+  for (size_t i = 0; i < constexprs.size(); ++i) {
+    params.push_back(constexprs[i] + ": tl.constexpr");
+    args.push_back(constexprs[i] + "=" + constexpr_args[i]);
+  }
+  if (k.training()) {  // a dropout inside: it drops in training mode only
+    params.push_back("TRAINING: tl.constexpr");
+    args.push_back("TRAINING=self.training");
+  }
+  for (const std::string& a : warps_args(options_.knobs)) args.push_back(a);
+  args.insert(args.end(), launch_options.begin(), launch_options.end());
+  k.touch(current_node_);
+  computes_.push_back({k.name(), k.nodes()});
+  std::ostringstream src;
+  src << "@triton.jit\ndef " << k.name() << "(" << join(params, ", ") << "):\n";
+  for (const std::string& l : k.body()) src << l << "\n";
+  kernels_.push_back(src.str());
+  forward_.push_back(k.name() + "[" + grid + "](" + join(args, ", ") + ")");
+}
+
+// A pointwise kernel that writes `v`'s expression over its whole shape (a copy when `v` is
+// a buffer already). `channels_last`: the buffer is NHWC (NDHWC) in memory, and the kernel
+// runs over it in memory order, so that its stores (and its loads of channels-last
+// buffers) are contiguous.
+std::string Lowering::materialize(ValueId v, bool channels_last) {
+  std::vector<std::string> shape = shape_of(v);
+  const Value& val = g_.value(v);
+  std::string out = alloc(shape, val.type.dtype);
+  std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
+  Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
+  std::string block = pointwise_block(options_.knobs);
+  if (!channels_last && wants_channels_last(v)) {
+    // NCHW out of channels-last buffers: a tile of BLOCK_C channels by BLOCK_S positions of
+    // one sample, so that the loads run along the channels and the stores along the
+    // positions, both contiguous (Triton transposes the tile in shared memory).
+    std::vector<std::string> spatial(shape.begin() + 2, shape.end());
+    k.line("s = " + program_id() + " * BLOCK_S + tl.arange(0, BLOCK_S)[None, :]");
+    k.line("c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)[:, None]");
+    k.line(int64_index_ ? "n = tl.program_id(2).to(tl.int64)" : "n = tl.program_id(2)");
+    k.line("mask = (c < C) & (s < S)");
+    std::vector<std::string> dims = {"n", "c"};
+    for (const std::string& d : decompose(k, "s", spatial)) dims.push_back(d);
+    std::string result = emit(k, v, Index{dims, "mask", "", {}});
+    k.line("tl.store(" + k.pointer(out) + " + (n * C + c) * S + s, " +
+           rounded(val.type.dtype, result) + ", mask=mask)");
+    std::string c = shape[1], positions = product(spatial);
+    forward_.push_back(channel_block_line(c));
+    finish_kernel(k, {"C", "S"}, {"BLOCK_C", "BLOCK_S"},
+                  "(triton.cdiv(" + positions + ", " + block + " // BLOCK_C), triton.cdiv(" + c +
+                      ", BLOCK_C), " + shape[0] + ")",
+                  {c, positions}, {"BLOCK_C", block + " // BLOCK_C"});
+    buffers_[v] = {out, true};
+    return out;
+  }
+  k.line("offs = " + program_id() + " * BLOCK + tl.arange(0, BLOCK)");
+  k.line("mask = offs < N");
+  Index idx = channels_last ? Index{logical_order(decompose(k, "offs", memory_order(shape))),
+                                    "mask", "offs", channels_last_shape(shape)}
+                            : Index{decompose(k, "offs", shape), "mask", "offs", shape};
+  if (channels_last) {
+    forward_.back() = out + " = torch.empty(" + tuple(shape) +
+                      ", device=device, dtype=" + std::string(dtype_torch_name(val.type.dtype)) +
+                      ", memory_format=" + memory_format(shape.size()) + ")";
+    channels_last_.insert(out);
+  }
+  std::string result = emit(k, v, idx);
+  k.line("tl.store(" + k.pointer(out) + " + offs, " + rounded(val.type.dtype, result) +
+         ", mask=mask)");
+  std::string n = numel_py(v);
+  finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
+  buffers_[v] = {out, true};
+  return out;
+}
+
+}  // namespace drtriton::codegen

@@ -1,0 +1,211 @@
+// The lowering of codegen.h (internal to codegen): one pass over the graph that decides what
+// becomes a buffer and which nodes each kernel computes (plan.cpp), writes the kernels
+// (emit_*.cpp, with the launch configurations of schedule.h) and assembles the solution
+// (solution.cpp).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "codegen/kernel.h"
+#include "codegen/pointwise.h"
+#include "codegen/schedule.h"
+
+namespace drtriton::codegen {
+
+// How one operand of the forward is held: a tensor variable in the forward, or nothing
+// (an expression, evaluated inside whichever kernel reads it).
+struct Buffer {
+  std::string var;
+  bool written_by_kernel = false;
+};
+
+// A reduction over a regrouped view of its input: rows enumerate `kept`, columns `reduced`;
+// `to_input` maps (row index, column index) to an index of the input, `row_of` maps an
+// index of the normalized output back to its row's index.
+struct ReducePlan {
+  std::vector<std::string> kept, reduced;
+  int64_t traced_rows = 1, traced_cols = 1;  // their products at the traced sizes
+  // Consecutive rows are consecutive in memory (a batch norm's channels, channels-last): the
+  // tile then spans many rows (_tile_rows), so that its loads run along them.
+  bool rows_contiguous = false;
+  std::function<std::vector<std::string>(const std::vector<std::string>&,
+                                         const std::vector<std::string>&)>
+      to_input;
+  std::function<std::vector<std::string>(const std::vector<std::string>&)> row_of;
+};
+
+// The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
+// order, and each node either stays an expression or writes a buffer through an emitter.
+class Lowering {
+ public:
+  Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {}
+
+  // The whole solution: lower_graph, then the Python file around its kernels and forward.
+  GeneratedSolution run();
+
+ private:
+  // ---- plan.cpp: sizes, buffers, and which nodes a kernel computes ----
+  // The walk over the nodes: each becomes an expression or writes a buffer; a value read
+  // more than once is written once when recomputing it costs more than the recompute limit.
+  void lower_graph();
+  std::vector<std::string> shape_of(ValueId v);
+  std::string dim_var(const std::string& expr);
+  std::string numel_py(ValueId v) { return product(shape_of(v)); }
+  bool is_buffer(ValueId v) const { return buffers_.count(v) > 0; }
+  std::string alloc(const std::vector<std::string>& shape, DType dtype);
+  int cost(ValueId v);
+  std::string param_var(const Node& n, const std::string& rel);
+  bool has_param(const Node& n, const std::string& rel) const;
+  // Layout knob: 4-d and 5-d values that read a channels-last buffer are written channels-last
+  // (those a convolution takes, or several kernels read), or else NCHW in tiles.
+  bool channels_last() const { return options_.knobs.layout == "channels_last"; }
+  bool reads_channels_last(ValueId v);
+  bool wants_channels_last(ValueId v) {
+    int rank = g_.value(v).type.rank();
+    return channels_last() && (rank == 4 || rank == 5) && reads_channels_last(v);
+  }
+  std::string conv_operand(ValueId v, const std::string& format);
+  std::string as_tensor(ValueId v);  // a buffer or a torch view of one, for library calls
+  bool triton_gemm(const Node& n) const;
+  void plan_gemm(const Node& n);
+
+  // ---- emit_pointwise.cpp: a kernel's launch, and the kernel that writes a value ----
+  void finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
+                     const std::vector<std::string>& constexprs, const std::string& grid,
+                     const std::vector<std::string>& extra_args,
+                     const std::vector<std::string>& constexpr_args,
+                     const std::vector<std::string>& launch_options = {});
+  std::string materialize(ValueId v, bool channels_last = false);
+  std::string kernel_name(const Node& n, const std::string& what) const {
+    return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
+  }
+
+  // ---- emit_expr.cpp: element expressions, evaluated inside whichever kernel reads them ----
+  std::string emit(Kernel& k, ValueId v, const Index& idx);
+  // What a kernel remembers `v` at `idx` by: emit's memo, which the GEMM epilogue fills
+  // with the accumulator so that the chain reading the product reads the tile.
+  static std::string value_key(ValueId v, const Index& idx) {
+    return "value " + std::to_string(v) + "[" + join(idx.dims, ",") + "] if " + idx.mask;
+  }
+  std::string emit_node(Kernel& k, const Node& n, const Index& idx);
+  std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
+  Index broadcast_index(ValueId in, ValueId out, const Index& idx);
+  std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
+  std::string emit_dropout(Kernel& k, const Node& n, const Index& idx);
+
+  // ---- emit_library.cpp: library calls (convolutions, matmuls, recurrent layers) ----
+  void lower_anchor(const Node& n);
+  void lower_recurrent(const Node& n);
+
+  // ---- emit_gemm.cpp ----
+  void lower_gemm(const Node& n, ValueId root);
+
+  // ---- emit_reduce.cpp: statistics kernels, reductions, global pools, nll_loss ----
+  ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
+  // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
+  // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a
+  // normalization, or a reduction's own output type (fp16 rounds once, from fp32, at the store).
+  std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
+                                        const Node& n, const Element& element = nullptr,
+                                        DType result = DType::F32);
+  void lower_reduction(const Node& n);
+  bool is_global_pool(const Node& n) const;
+  void lower_global_pool(const Node& n);
+  void lower_nll_loss(const Node& n);
+  std::string nll_term(Kernel& k, const Node& n, const Index& idx, bool count);
+
+  // ---- emit_norm.cpp: normalizations ----
+  void lower_normalization(const Node& n);
+  void lower_batch_norm(const Node& n, const ReducePlan& plan);
+  void lower_instance_norm(const Node& n, const ReducePlan& plan);
+  // What a norm with running statistics reads from its node: eps, momentum (NaN for
+  // momentum=None) and the forward variables of running_mean and running_var.
+  struct RunningStats {
+    std::string eps;
+    double momentum;
+    std::string mean, var;
+  };
+  RunningStats running_stats(const Node& n);
+  void indent_forward_since(size_t line);
+
+  // ---- emit_scan.cpp, emit_attention.cpp ----
+  void lower_scan(const Node& n);
+  void lower_attention(const Node& n);
+
+  // ---- solution.cpp: the Python file ----
+  std::string header(const std::string& body);
+  std::string contents() const;
+  std::string model_class();
+
+  // ---- What every emitter shares ----
+  // The first grid axis's program index: 64-bit when some tensor is too large for 32-bit
+  // offsets.
+  std::string program_id() const {
+    return int64_index_ ? "tl.program_id(0).to(tl.int64)" : "tl.program_id(0)";
+  }
+  // What a store of a `dtype` tensor writes: bf16 rounded to nearest even (_round_bf16).
+  std::string rounded(DType dtype, const std::string& x) {
+    if (dtype != DType::BF16) return x;
+    helpers_.insert("_round_bf16");
+    return "_round_bf16(" + x + ")";
+  }
+
+  // fp16 and bf16 values (and the parameters of a module whose output is one) are loaded
+  // into fp32.
+  bool low_precision(ValueId v) const {
+    DType dtype = g_.value(v).type.dtype;
+    return dtype == DType::F16 || dtype == DType::BF16;
+  }
+  // A value cast to `dtype` as kernels hold it: floating values in fp32, fp16 and bf16 ones
+  // rounded to their precision first (as PyTorch rounds on the cast); bool as a comparison;
+  // integers truncated toward zero.
+  std::string cast_to(DType from, DType dtype, const std::string& x) {
+    std::string fp32 = is_floating(from) ? x : x + ".to(tl.float32)";
+    switch (dtype) {
+      case DType::F16: return x + ".to(tl.float16).to(tl.float32)";
+      case DType::BF16: return rounded(DType::BF16, fp32) + ".to(tl.float32)";
+      case DType::Bool: return "(" + x + " != 0)";
+      case DType::I64: return x + ".to(tl.int64)";
+      case DType::I32: return x + ".to(tl.int32)";
+      case DType::F32: return fp32;
+      default:
+        throw IrError("codegen: no cast to " + std::string(dtype_name(dtype)) + " in a kernel");
+    }
+  }
+
+  const Graph& g_;
+  const CodegenOptions& options_;
+  std::map<ValueId, Buffer> buffers_;
+  std::map<ValueId, std::string> raw_;  // anchor results before their bias
+  std::map<ValueId, std::vector<std::string>> stats_;
+  std::map<ValueId, ReducePlan> plans_;
+  std::map<ValueId, int> users_, cost_;
+  std::map<ValueId, std::vector<int>> consumers_;  // the nodes (indices) reading each value
+  // Triton GEMMs waiting for their epilogue's last value (root -> the GEMM's node index),
+  // the values inside an epilogue (computed in the GEMM kernel only), and the nodes taken.
+  std::map<ValueId, int> gemm_roots_;
+  std::set<ValueId> epilogue_inner_;
+  std::set<int> epilogue_nodes_;
+  std::set<std::string> channels_last_;  // forward variables held channels-last in memory
+  std::map<ValueId, bool> reads_cl_;
+  std::set<std::pair<std::string, std::string>> channels_last_weights_;  // module, format
+  std::map<std::string, std::string> dim_vars_;  // expression -> forward variable
+  std::vector<std::string> forward_;             // forward's lines, after the prologue
+  std::vector<std::string> prologue_;
+  std::vector<std::string> kernels_;  // kernel sources
+  std::set<std::string> helpers_;
+  std::map<std::string, std::string> param_vars_;       // state key -> forward variable
+  std::map<std::string, std::string> recurrent_calls_;  // module and inputs -> results tuple
+  std::map<int, int> dropout_slots_;  // a dropout node's index -> its seed's in dropout_seeds
+  int next_buffer_ = 0, library_calls_ = 0;
+  int current_node_ = -1;  // the node being lowered (index), -1 after the last
+  // What each kernel and library call computes: (its name, the nodes), in launch order.
+  std::vector<std::pair<std::string, std::set<int>>> computes_;
+  bool int64_index_ = false;
+};
+
+}  // namespace drtriton::codegen

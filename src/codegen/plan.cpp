@@ -1,0 +1,270 @@
+// What becomes a buffer and which nodes each kernel computes: the walk over the graph
+// (lower_graph), sizes, the recompute rule, channels-last decisions, GEMM epilogues.
+#include <algorithm>
+
+#include "codegen/lowering.h"
+
+namespace drtriton::codegen {
+
+void Lowering::lower_graph() {
+  for (const Value& v : g_.values()) {
+    if (v.type.numel() > (int64_t{1} << 30)) int64_index_ = true;
+  }
+  for (ValueId v : g_.inputs()) buffers_[v] = {python_name(g_.value(v).name), false};
+  for (ValueId v : g_.params()) {
+    std::string name = g_.value(v).name;
+    // Free parameters and buffers: the IR spells "block.scale" as "block_scale"; find its
+    // state key, and whether the module registered it as a buffer (a mask).
+    std::string key = name;
+    bool buffer = false;
+    for (const StateEntry& e : options_.state) {
+      if (python_name(e.key) == name) key = e.key, buffer = e.is_buffer;
+    }
+    std::string var = "p_" + python_name(key);
+    param_vars_[key] = var;
+    prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" + key +
+                        "\")");
+    buffers_[v] = {var, false};
+  }
+  for (const Node& n : g_.nodes()) {
+    for (ValueId in : n.inputs) {
+      users_[in]++;
+      consumers_[in].push_back(static_cast<int>(&n - g_.nodes().data()));
+    }
+  }
+  for (ValueId v : g_.outputs()) users_[v]++;
+
+  for (const Node& n : g_.nodes()) {
+    current_node_ = static_cast<int>(&n - g_.nodes().data());
+    switch (n.schema().category) {
+      case Category::Anchor:
+        if (n.op == Op::Sdpa)
+          lower_attention(n);
+        else
+          triton_gemm(n) ? plan_gemm(n) : lower_anchor(n);
+        break;
+      case Category::Reduction:
+        if (n.op == Op::NllLoss)
+          lower_nll_loss(n);
+        else
+          n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_reduction(n);
+        break;
+      case Category::Normalization: lower_normalization(n); break;
+      case Category::Pooling:
+        if (is_global_pool(n)) lower_global_pool(n);
+        break;         // else a window, an expression
+      default: break;  // an expression
+    }
+    // A GEMM's epilogue ends here: the GEMM kernel computes the chain and writes its end.
+    auto gemm = gemm_roots_.find(n.output);
+    if (gemm != gemm_roots_.end()) lower_gemm(g_.nodes()[gemm->second], n.output);
+    // A value read more than once is written once when it is more than a few operations
+    // (not one inside a GEMM's epilogue: the GEMM kernel computes it once per element).
+    if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) && users_[n.output] > 1 &&
+        cost(n.output) > options_.knobs.recompute_limit) {
+      materialize(n.output, wants_channels_last(n.output));
+    }
+  }
+  current_node_ = -1;
+  std::vector<std::string> returns;
+  std::set<std::string> returned;
+  for (ValueId v : g_.outputs()) {
+    auto b = buffers_.find(v);
+    bool fresh = b != buffers_.end() && b->second.written_by_kernel &&
+                 !returned.count(b->second.var) && !channels_last_.count(b->second.var);
+    // Anything else is copied by a kernel: an input, a parameter or a library result
+    // returned as it is, one buffer returned twice, or a channels-last one (the outputs have
+    // the reference's contiguous layout).
+    std::string var = fresh ? b->second.var : materialize(v);
+    returned.insert(var);
+    returns.push_back(var);
+  }
+  forward_.push_back("return " + (returns.size() == 1 ? returns[0] : tuple(returns)));
+  if (!dropout_slots_.empty()) {  // fresh seeds on every call, from PyTorch's generator
+    prologue_.insert(prologue_.begin(), "dropout_seeds = torch.randint(2**31 - 1, (" +
+                                            std::to_string(dropout_slots_.size()) +
+                                            ",), device=device) if self.training else None");
+  }
+}
+
+std::vector<std::string> Lowering::shape_of(ValueId v) {
+  const Value& val = g_.value(v);
+  std::vector<std::string> dims;
+  for (int d = 0; d < val.type.rank(); ++d) {
+    std::string e = val.sym_shape.empty() ? std::to_string(val.type.shape[d]) : val.sym_shape[d];
+    dims.push_back(is_integer(e) ? e : dim_var(e));
+  }
+  return dims;
+}
+
+// Every symbolic size gets one forward variable, computed once after the inputs' sizes
+// are bound: kernels take these as arguments.
+std::string Lowering::dim_var(const std::string& expr) {
+  auto it = dim_vars_.find(expr);
+  if (it != dim_vars_.end()) return it->second;
+  std::string var = is_identifier(expr) ? expr : "d" + std::to_string(dim_vars_.size());
+  dim_vars_[expr] = var;
+  if (var != expr) prologue_.push_back(var + " = " + expr);
+  return var;
+}
+
+std::string Lowering::alloc(const std::vector<std::string>& shape, DType dtype) {
+  std::string var = "buf" + std::to_string(next_buffer_++);
+  forward_.push_back(var + " = torch.empty(" + tuple(shape) +
+                     ", device=device, dtype=" + std::string(dtype_torch_name(dtype)) + ")");
+  return var;
+}
+
+// How many operations evaluating `v` inline costs: a value read by several consumers is
+// written to memory once when recomputing it would cost more than reading it.
+int Lowering::cost(ValueId v) {
+  if (is_buffer(v) || g_.value(v).kind != ValueKind::Node) return 1;
+  auto it = cost_.find(v);
+  if (it != cost_.end()) return it->second;
+  const Node& n = g_.nodes()[g_.value(v).node];
+  int c = n.schema().category == Category::Layout && !drops(n) ? 0 : 1;
+  int window = 1;
+  if (n.schema().category == Category::Pooling) window = 8;
+  for (ValueId in : n.inputs) c += window * cost(in);
+  cost_[v] = c;
+  return c;
+}
+
+// Does a module node own the parameter `rel` ("bias")? Graph::node_params names them in full.
+bool Lowering::has_param(const Node& n, const std::string& rel) const {
+  for (const ParamSpec& p : g_.node_params(n)) {
+    if (p.name == n.module + "." + rel) return true;
+  }
+  return false;
+}
+
+std::string Lowering::param_var(const Node& n, const std::string& rel) {
+  std::string key = n.module + "." + rel;
+  auto it = param_vars_.find(key);
+  if (it != param_vars_.end()) return it->second;
+  std::string var = "p_" + python_name(key);
+  param_vars_[key] = var;
+  bool buffer = rel.rfind("running_", 0) == 0 || rel == "num_batches_tracked";
+  prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" + key +
+                      "\")");
+  return var;
+}
+
+// Does `v`'s expression read a channels-last buffer (a convolution's result, directly or
+// through elementwise and layout ops)?
+bool Lowering::reads_channels_last(ValueId v) {
+  auto b = buffers_.find(v);
+  if (b != buffers_.end()) return channels_last_.count(b->second.var) > 0;
+  auto r = raw_.find(v);
+  if (r != raw_.end()) return channels_last_.count(r->second) > 0;
+  if (g_.value(v).kind != ValueKind::Node) return false;
+  auto it = reads_cl_.find(v);
+  if (it != reads_cl_.end()) return it->second;
+  bool reads = false;
+  for (ValueId in : g_.nodes()[g_.value(v).node].inputs) reads = reads || reads_channels_last(in);
+  reads_cl_[v] = reads;
+  return reads;
+}
+
+// The input of a channels-last convolution: a channels-last buffer as it is, another
+// buffer (the program's input) converted by torch, an expression written channels-last.
+std::string Lowering::conv_operand(ValueId v, const std::string& format) {
+  if (!is_buffer(v)) return materialize(v, true);
+  const std::string& var = buffers_[v].var;
+  return channels_last_.count(var) ? var : var + ".contiguous(memory_format=" + format + ")";
+}
+
+// A tensor for a library call: a buffer as it is, a view of a buffer through the layout
+// ops that torch expresses as views, or else a new buffer.
+std::string Lowering::as_tensor(ValueId v) {
+  if (is_buffer(v)) return buffers_[v].var;
+  const Value& val = g_.value(v);
+  const Node& n = g_.nodes()[val.node];
+  // A view of a channels-last buffer is not the row-major tensor a library call expects.
+  bool viewable = !n.inputs.empty() && is_buffer(n.inputs[0]) &&
+                  !channels_last_.count(buffers_[n.inputs[0]].var);
+  switch (n.op) {
+    case Op::Reshape:
+    case Op::Flatten:
+    case Op::Squeeze:
+    case Op::Unsqueeze:
+      if (viewable) return buffers_[n.inputs[0]].var + ".view(" + join(shape_of(v), ", ") + ")";
+      break;
+    case Op::Transpose:  // a strided view: matmul and bmm read it as it is
+      if (viewable)
+        return buffers_[n.inputs[0]].var + ".transpose(" +
+               std::to_string(attr_int(n.attrs, "dim0")) + ", " +
+               std::to_string(attr_int(n.attrs, "dim1")) + ")";
+      break;
+    case Op::Dropout:
+    case Op::Dropout2d:
+    case Op::Dropout3d:
+    case Op::AlphaDropout:
+      if (drops(n)) break;  // random in training mode: a kernel writes it
+      [[fallthrough]];
+    case Op::Clone:
+    case Op::Contiguous:
+    case Op::Identity: return as_tensor(n.inputs[0]);
+    default: break;
+  }
+  return materialize(v);
+}
+
+// A Linear, matmul, bmm or addmm that a Triton kernel computes (the `gemm` knob): floating
+// operands of two dims or more (a matmul of a vector stays a library call).
+bool Lowering::triton_gemm(const Node& n) const {
+  if (options_.knobs.gemm != "triton") return false;
+  DType dtype = g_.value(n.output).type.dtype;
+  if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16) return false;
+  switch (n.op) {
+    case Op::Linear: return g_.value(n.inputs[0]).type.rank() >= 2;
+    case Op::Matmul:
+      return g_.value(n.inputs[0]).type.rank() >= 2 && g_.value(n.inputs[1]).type.rank() >= 2;
+    case Op::Bmm:
+    case Op::Addmm: return true;
+    default: return false;
+  }
+}
+
+// The epilogue of a Triton GEMM: the elementwise nodes after it, of the product's shape,
+// that read the product or each other, up to the last one that is the only value of them
+// read outside (by other nodes or as an output). The GEMM kernel is written when that node
+// is lowered, so every other input of the chain exists by then; the product and the values
+// inside never reach memory.
+void Lowering::plan_gemm(const Node& n) {
+  constexpr size_t kMaxEpilogue = 64;  // nodes; a longer chain ends in a second kernel
+  const int first = static_cast<int>(&n - g_.nodes().data());
+  const Shape& shape = g_.value(n.output).type.shape;
+  std::set<ValueId> outputs(g_.outputs().begin(), g_.outputs().end());
+  std::vector<ValueId> chain = {n.output};
+  std::set<ValueId> in_chain = {n.output};
+  std::set<int> nodes;
+  size_t root = 0;  // chain[root] is the last value that may end the epilogue
+  for (int i = first + 1; i < static_cast<int>(g_.nodes().size()) && chain.size() < kMaxEpilogue;
+       ++i) {
+    const Node& m = g_.nodes()[i];
+    bool reads = std::any_of(m.inputs.begin(), m.inputs.end(),
+                             [&](ValueId in) { return in_chain.count(in) > 0; });
+    if (!reads) continue;
+    Category c = m.schema().category;
+    if ((c != Category::Unary && c != Category::Binary) || epilogue_nodes_.count(i) ||
+        g_.value(m.output).type.shape != shape)
+      break;  // the chain's values reach a node of another kind: it ends at the last root
+    chain.push_back(m.output);
+    in_chain.insert(m.output);
+    nodes.insert(i);
+    // Does only the newest value escape the chain?
+    bool closed = true;
+    for (size_t j = 0; j + 1 < chain.size() && closed; ++j) {
+      if (outputs.count(chain[j])) closed = false;
+      for (int user : consumers_[chain[j]])
+        if (!nodes.count(user)) closed = false;
+    }
+    if (closed) root = chain.size() - 1;
+  }
+  for (size_t j = 1; j <= root; ++j) epilogue_nodes_.insert(g_.value(chain[j]).node);
+  for (size_t j = 0; j < root; ++j) epilogue_inner_.insert(chain[j]);
+  gemm_roots_[chain[root]] = first;
+}
+
+}  // namespace drtriton::codegen

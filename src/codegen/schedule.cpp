@@ -1,0 +1,218 @@
+// Launch configurations (schedule.h), and the knobs that set their defaults.
+#include "codegen/schedule.h"
+
+#include <random>
+#include <stdexcept>
+
+#include "codegen/kernel.h"
+
+namespace drtriton::codegen {
+
+std::vector<std::string> warps_args(const CodegenKnobs& knobs) {
+  if (knobs.num_warps == 0) return {};
+  return {"num_warps=" + std::to_string(knobs.num_warps)};
+}
+
+std::string pointwise_block(const CodegenKnobs& knobs) {
+  return std::to_string(knobs.pointwise_block);
+}
+
+std::string channel_block_line(const std::string& channels) {
+  return "BLOCK_C = min(32, triton.next_power_of_2(" + channels + "))";
+}
+
+bool split_rows(int64_t traced_rows, int64_t traced_cols) {
+  return traced_rows < 1024 && traced_cols >= 8192;
+}
+
+std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols) {
+  return "BLOCK_M, BLOCK_R = " + std::string(rows_contiguous ? "_tile_rows" : "_tile") + "(" +
+         rows + ", " + cols + ")";
+}
+
+std::string split_line(const std::string& rows, const std::string& cols) {
+  return "SPLIT, CHUNK = _split(" + rows + ", " + cols + ", BLOCK_M, BLOCK_R)";
+}
+
+std::string split_block() {
+  return "triton.next_power_of_2(SPLIT)";
+}
+
+std::string one_program_block(const std::string& size) {
+  if (!is_integer(size)) return "triton.next_power_of_2(" + size + ")";
+  int64_t b = 1;
+  while (b < std::stoll(size)) b *= 2;
+  return std::to_string(b);
+}
+
+std::string stats_rows_block() {
+  return "256";
+}
+
+std::string gemm_blocks_line(const std::string& m, const std::string& n, const std::string& k,
+                             const std::string& batch, int itemsize) {
+  return "BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS, STAGES = _gemm_blocks(" + m + ", " + n + ", " +
+         k + ", " + batch + ", " + std::to_string(itemsize) + ")";
+}
+
+// _gemm_blocks's warps count unless the knob fixes every launch's (warps_args).
+std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs) {
+  std::vector<std::string> launch = {"num_stages=STAGES"};
+  if (knobs.num_warps == 0) launch.insert(launch.begin(), "num_warps=WARPS");
+  return launch;
+}
+
+std::string attention_blocks_line(const std::string& rows, const std::string& keys,
+                                  const std::string& head, const std::string& head_v) {
+  return "BLOCK_M, BLOCK_N, BLOCK_D, BLOCK_DV = _attention_blocks(" + rows + ", " + keys + ", " +
+         head + ", " + head_v + ")";
+}
+
+std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
+  std::string tile = std::to_string(knobs.tile_elements);
+  if (name == "_tile")
+    return "def _tile(rows, cols):\n"
+           "    \"\"\"Row tiles of about " +
+           tile +
+           " elements: BLOCK_R covers a row up to 1024, BLOCK_M rows.\"\"\"\n"
+           "    block_r = min(triton.next_power_of_2(max(cols, 1)), 1024)\n"
+           "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), " +
+           tile +
+           " // block_r))\n"
+           "    return block_m, block_r\n";
+  if (name == "_tile_rows")
+    return "def _tile_rows(rows, cols):\n"
+           "    \"\"\"Tiles of about " +
+           tile +
+           " elements over rows that lie next to each other in memory: BLOCK_M\n"
+           "    covers up to 64 of them.\"\"\"\n"
+           "    block_m = min(triton.next_power_of_2(max(rows, 1)), 64)\n"
+           "    block_r = max(1, min(triton.next_power_of_2(max(cols, 1)), " +
+           tile +
+           " // block_m))\n"
+           "    return block_m, block_r\n";
+  if (name == "_split")
+    return "def _split(rows, cols, block_m, block_r):\n"
+           "    \"\"\"Column chunks of a long reduction over few rows: about 1024 programs in "
+           "all.\"\"\"\n"
+           "    row_blocks = triton.cdiv(rows, block_m)\n"
+           "    split = max(1, min(triton.cdiv(cols, block_r), 1024 // row_blocks, 1024))\n"
+           "    chunk = triton.cdiv(triton.cdiv(cols, split), block_r) * block_r\n"
+           "    return triton.cdiv(cols, chunk), chunk\n";
+  if (name == "_attention_blocks")
+    return "def _attention_blocks(rows, keys, head, head_v):\n"
+           "    \"\"\"Tiles of the attention kernel: BLOCK_M query rows against BLOCK_N keys, the "
+           "head dims\n    padded to a power of two (16 at least, tl.dot's smallest).\"\"\"\n"
+           "    block_d = max(16, triton.next_power_of_2(head))\n"
+           "    block_dv = max(16, triton.next_power_of_2(head_v))\n"
+           "    block_m = min(64, max(16, triton.next_power_of_2(rows)))\n"
+           "    block_n = min(64 if max(block_d, block_dv) <= 64 else 32, "
+           "max(16, triton.next_power_of_2(keys)))\n"
+           "    return block_m, block_n, block_d, block_dv\n";
+  if (name == "_gemm_blocks")
+    return "def _gemm_blocks(m, n, k, batch, itemsize):\n"
+           "    \"\"\"Tiles of a GEMM kernel: 128 x 128 (8 warps) when that gives the GPU enough "
+           "programs, else\n    smaller, 16 at least (tl.dot's smallest); K steps of 32 fp32 or "
+           "64 fp16 elements.\"\"\"\n"
+           "    block_m = min(128, max(16, triton.next_power_of_2(m)))\n"
+           "    block_n = min(128, max(16, triton.next_power_of_2(n)))\n"
+           "    if batch * triton.cdiv(m, block_m) * triton.cdiv(n, block_n) < 128:\n"
+           "        block_m, block_n = min(block_m, 64), min(block_n, 64)\n"
+           "    block_k = min(64 if itemsize == 2 else 32, max(16, triton.next_power_of_2(k)))\n"
+           "    warps = 8 if block_m * block_n >= 128 * 128 else 4\n"
+           "    return block_m, block_n, block_k, 8, warps, 3 if itemsize == 4 else 4\n";
+  throw std::logic_error("codegen: no launch helper " + name);
+}
+
+// The knobs' ranges (codegen.h): a block or tile that is not a power of two cannot be a
+// tl.arange extent, and Triton knows no other warp counts.
+void check_knobs(const CodegenKnobs& k) {
+  auto power_of_two = [](int v, int lo, int hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+  };
+  if (!power_of_two(k.pointwise_block, 64, 8192))
+    throw std::invalid_argument(
+        "codegen: pointwise_block must be a power of two in 64..8192, not " +
+        std::to_string(k.pointwise_block));
+  if (!power_of_two(k.tile_elements, 1024, 65536))
+    throw std::invalid_argument(
+        "codegen: tile_elements must be a power of two in 1024..65536, not " +
+        std::to_string(k.tile_elements));
+  if (k.num_warps != 0 && !power_of_two(k.num_warps, 1, 16))
+    throw std::invalid_argument("codegen: num_warps must be 0 or 1, 2, 4, 8, 16, not " +
+                                std::to_string(k.num_warps));
+  if (k.layout != "nchw" && k.layout != "channels_last")
+    throw std::invalid_argument("codegen: layout must be nchw or channels_last, not " + k.layout);
+  if (k.recompute_limit < 0)
+    throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
+                                std::to_string(k.recompute_limit));
+  if (k.gemm != "triton" && k.gemm != "library")
+    throw std::invalid_argument("codegen: gemm must be triton or library, not " + k.gemm);
+}
+
+}  // namespace drtriton::codegen
+
+namespace drtriton {
+
+CodegenKnobs draw_knobs(std::mt19937_64& rng) {
+  static const std::vector<int> blocks = {256, 512, 1024, 2048}, tiles = {1024, 2048, 4096, 8192},
+                                warps = {0, 1, 2, 4, 8}, limits = {0, 1, 2, 4, 16};
+  auto pick = [&](const std::vector<int>& v) { return v[rng() % v.size()]; };
+  CodegenKnobs k;
+  k.pointwise_block = pick(blocks);
+  k.tile_elements = pick(tiles);
+  k.num_warps = pick(warps);
+  k.recompute_limit = pick(limits);
+  k.gemm = rng() % 2 ? "triton" : "library";
+  k.layout = rng() % 2 ? "channels_last" : "nchw";
+  return k;
+}
+
+void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& value) {
+  struct IntKnob {
+    const char* name;
+    int CodegenKnobs::*field;
+    const char* values;
+  };
+  static const IntKnob ints[] = {
+      {"pointwise_block", &CodegenKnobs::pointwise_block, "a power of two in 64..8192"},
+      {"tile_elements", &CodegenKnobs::tile_elements, "a power of two in 1024..65536"},
+      {"num_warps", &CodegenKnobs::num_warps, "0, 1, 2, 4, 8 or 16"},
+      {"recompute_limit", &CodegenKnobs::recompute_limit, "an integer of at least 0"},
+  };
+  CodegenKnobs changed = knobs;
+  std::string allowed;
+  if (name == "gemm") {
+    changed.gemm = value;
+    allowed = "triton or library";
+  }
+  if (name == "layout") {
+    changed.layout = value;
+    allowed = "nchw or channels_last";
+  }
+  for (const IntKnob& knob : ints) {
+    if (name != knob.name) continue;
+    allowed = knob.values;
+    size_t used = 0;
+    try {
+      changed.*knob.field = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size())
+      throw std::invalid_argument("knob " + name + " takes " + allowed + ", not '" + value + "'");
+  }
+  if (allowed.empty()) {
+    throw std::invalid_argument("no knob " + name +
+                                "; the knobs are pointwise_block, tile_elements, num_warps, "
+                                "recompute_limit, gemm, layout");
+  }
+  try {
+    codegen::check_knobs(changed);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("knob " + name + " takes " + allowed + ", not '" + value + "'");
+  }
+  knobs = changed;
+}
+
+}  // namespace drtriton

@@ -1,0 +1,56 @@
+// Launch configurations (internal to codegen): the blocks, tiles and warps of each kernel,
+// decided apart from what the kernel computes, so that a tuner can change them without
+// touching an emitter. Most sizes are only known at run time: a choice here is then a line of
+// the forward that calls a host helper of the solution (_tile, _gemm_blocks, ...), and
+// launch_helper gives that helper's source. The knobs of codegen.h set the defaults.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+
+namespace drtriton::codegen {
+
+// Throws std::invalid_argument for a knob out of its range (codegen.h).
+void check_knobs(const CodegenKnobs& knobs);
+
+// num_warps of every launch, when the knob fixes it: {"num_warps=8"}, else none.
+std::vector<std::string> warps_args(const CodegenKnobs& knobs);
+
+// BLOCK of a pointwise kernel: elements per program.
+std::string pointwise_block(const CodegenKnobs& knobs);
+// The forward's line that sets BLOCK_C, the channels of a tile that writes NCHW from
+// channels-last buffers (its positions: pointwise_block // BLOCK_C).
+std::string channel_block_line(const std::string& channels);
+
+// Whether a statistics kernel splits its rows into column chunks, from the traced sizes:
+// fewer rows than a GPU has room for, each long.
+bool split_rows(int64_t traced_rows, int64_t traced_cols);
+// The forward's line that sets a row tile's BLOCK_M and BLOCK_R (about knobs.tile_elements):
+// _tile_rows when consecutive rows are consecutive in memory, else _tile.
+std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols);
+// The forward's line that sets SPLIT and CHUNK, the column chunks of a split statistics
+// kernel, and the block over SPLIT of the kernel that combines them.
+std::string split_line(const std::string& rows, const std::string& cols);
+std::string split_block();
+// The block of a one-program kernel over `size` channels: the power of two at or above it.
+std::string one_program_block(const std::string& size);
+// The block of a kernel over the rows of statistics (an instance norm's running ones).
+std::string stats_rows_block();
+
+// The forward's line that sets a GEMM's BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS and
+// STAGES for an m x n x k product over `batch` entries of `itemsize`-byte elements, and the
+// launch options that use them.
+std::string gemm_blocks_line(const std::string& m, const std::string& n, const std::string& k,
+                             const std::string& batch, int itemsize);
+std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs);
+// The forward's line that sets the attention kernel's BLOCK_M, BLOCK_N, BLOCK_D, BLOCK_DV.
+std::string attention_blocks_line(const std::string& rows, const std::string& keys,
+                                  const std::string& head, const std::string& head_v);
+
+// The source of the host helper `name` ("_tile", "_tile_rows", "_split", "_attention_blocks",
+// "_gemm_blocks") that the lines above call.
+std::string launch_helper(const std::string& name, const CodegenKnobs& knobs);
+
+}  // namespace drtriton::codegen
