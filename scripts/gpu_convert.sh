@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 echo "== tests/python/test_convert.py and test_convert_half.py (every op case in fp16 and bf16) on cuda"
-DRTRITON_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider tests/python/test_convert.py \
+DRTRITON_TEST_DEVICE=cuda DRTRITON_CONVERT_ALL=1 python3 -m pytest -q -p no:cacheprovider tests/python/test_convert.py \
   tests/python/test_convert_half.py 2>&1 | tee "$OUT/test_convert_cuda.txt" | tail -30
 echo "== bench/convert_gpu.py"
 python3 bench/convert_gpu.py --scale "${1:-256}" --out "$OUT/convert_gpu.md"

@@ -1,8 +1,12 @@
 """Converted solutions run next to their programs, for the tests that hold a solution's modes
-against PyTorch's (test_convert_batch_norm.py, test_convert_dropout.py)."""
+against PyTorch's (test_convert_batch_norm.py, test_convert_dropout.py); and the tracing and
+converting of many programs at once, over the machine's cores (test_convert.py,
+test_corpus.py)."""
+import multiprocessing
 import os
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
 
@@ -29,21 +33,72 @@ def convert(programs, out):
     """{program path: the path of its solution in the folder `out`} (convert --no-verify)."""
     if not os.path.exists(BIN):
         pytest.skip(f"{BIN} is not built (run make build)")
-    paths = {}
-    for program in programs:
-        paths[program] = str(out / os.path.basename(program))
-        r = subprocess.run([BIN, "convert", program, "--no-verify", "-o", paths[program]],
-                           capture_output=True, text=True, cwd=ROOT)
+    paths = {program: str(out / os.path.basename(program)) for program in programs}
+    for r in run_all([[BIN, "convert", program, "--no-verify", "-o", paths[program]]
+                      for program in programs]):
         assert r.returncode == 0, r.stderr
     return paths
+
+
+def run_all(commands, **kwargs):
+    """subprocess.run(command, capture_output=True, text=True, cwd=ROOT, **kwargs) for each
+    command, os.cpu_count() at a time (a `drtriton convert PROGRAM.py` traces in its own
+    Python, a CPU-bound second or more): the completed processes, in order."""
+    def one(command):
+        return subprocess.run(command, capture_output=True, text=True,
+                              **{"cwd": ROOT, **kwargs})
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return list(pool.map(one, commands))
+
+
+def trace_and_convert(binary, program, traced, solution):
+    """Traces `program` (frontend.trace_file, dynamic) into the file `traced`, then compiles
+    that with `binary convert --no-verify -o solution`. Returns (the trace's error or None,
+    convert's exit status, convert's stderr); None and "" for convert when the trace failed."""
+    from drtriton import frontend
+    try:
+        text = frontend.to_json(frontend.trace_file(str(program), dynamic=True))
+    except frontend.FrontendError as e:
+        return f"trace: {e}", None, ""
+    with open(traced, "w") as f:
+        f.write(text)
+    r = subprocess.run([binary, "convert", str(traced), "--no-verify", "-o", str(solution)],
+                       capture_output=True, text=True, cwd=ROOT)
+    return None, r.returncode, r.stderr
+
+
+def trace_and_convert_all(binary, jobs):
+    """trace_and_convert(binary, program, traced, solution) for each (program, traced,
+    solution) of `jobs`, their results in order. Tracing is CPU-bound Python (torch.export,
+    1.5 to 3 s a program), so it runs in a pool of os.cpu_count() fresh processes (spawned:
+    each imports torch once); a trace depends only on its program, so the results are those
+    of tracing them one by one here."""
+    jobs = list(jobs)
+    workers = min(os.cpu_count() or 1, len(jobs))
+    if workers <= 1:
+        return [trace_and_convert(binary, *job) for job in jobs]
+    with ProcessPoolExecutor(max_workers=workers,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(trace_and_convert, *zip(*[(binary, *job) for job in jobs])))
 
 
 def side_by_side(script, program, solution):
     """Runs PRELUDE + `script` in a fresh interpreter with TRITON_INTERPRET=1 (set before
     triton is imported); the script prints "ok" when the solution behaves."""
+    check_side_by_side(side_by_side_all(script, {program: solution})[program])
+
+
+def side_by_side_all(script, solutions):
+    """{program: the completed run of side_by_side(script, program, solutions[program])}, the
+    runs os.cpu_count() at a time; check_side_by_side(run) asserts what side_by_side does."""
     env = dict(os.environ, TRITON_INTERPRET="1")
-    r = subprocess.run([sys.executable, "-c", PRELUDE + script, program, solution],
-                       capture_output=True, text=True, env=env, cwd=ROOT)
+    runs = run_all([[sys.executable, "-c", PRELUDE + script, program, solution]
+                    for program, solution in solutions.items()], env=env)
+    return dict(zip(solutions, runs))
+
+
+def check_side_by_side(r):
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
 
 

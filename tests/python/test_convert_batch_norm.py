@@ -3,8 +3,9 @@ self.training as the modules do: batch (or instance) statistics and the running 
 updated in training mode (momentum, or momentum=None's cumulative average for BatchNorm),
 the running statistics in eval mode. Each program (tests/python/programs/convert/
 batch_norm_*.py, instance_norm_running.py) is converted and verified in both modes
-(`drtriton convert --verify [--eval-mode]`, Triton's interpreter), and its ModelNew is run
-next to the reference: three training-mode forwards from one state leave the same
+(what `drtriton convert --verify [--eval-mode]` judges, all six in one batch of one verifier
+service; the command itself runs once, on batch_norm_modes in eval mode), and its ModelNew is
+run next to the reference: three training-mode forwards from one state leave the same
 running_mean, running_var and num_batches_tracked, and after .eval() the outputs agree.
 """
 import json
@@ -56,21 +57,47 @@ def solutions(tmp_path_factory):
     return converted.convert(PROGRAMS, tmp_path_factory.mktemp("batch_norm"))
 
 
+@pytest.fixture(scope="module")
+def side_by_side(solutions):
+    """{program: the run of SIDE_BY_SIDE next to its solution}, the runs one a core."""
+    return converted.side_by_side_all(SIDE_BY_SIDE, solutions)
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=IDS)
-def test_running_buffers_match_pytorch(solutions, program):
-    converted.side_by_side(SIDE_BY_SIDE, program, solutions[program])
+def test_running_buffers_match_pytorch(side_by_side, program):
+    converted.check_side_by_side(side_by_side[program])
+
+
+@pytest.fixture(scope="module")
+def verdicts(solutions):
+    """{(program, eval_mode): the verdict on its solution}: what `drtriton convert --verify
+    [--eval-mode]` judges (the same solution, options device and eval_mode), every program in
+    both modes in one batch of one service, so the workers start once."""
+    keys = [(program, eval_mode) for program in PROGRAMS for eval_mode in (False, True)]
+    items = [{"task": open(program).read(), "candidate": open(solutions[program]).read(),
+              "options": {"device": "cpu", "eval_mode": eval_mode}} for program, eval_mode in keys]
+    with converted.verifier_service("cpu") as service:
+        return dict(zip(keys, service.post("/verify_batch", {"items": items})["verdicts"]))
 
 
 @pytest.mark.parametrize("eval_mode", [False, True], ids=["train", "eval"])
 @pytest.mark.parametrize("program", PROGRAMS, ids=IDS)
-def test_verified_in_both_modes(tmp_path, program, eval_mode):
+def test_verified_in_both_modes(verdicts, program, eval_mode):
+    verdict = verdicts[program, eval_mode]
+    assert verdict["passed"], verdict["reason"]
+    assert verdict["mode"]["judged"] == ("eval" if eval_mode else "train")
+    assert verdict["checks"]["buffers_differ"] == []
+
+
+def test_convert_verify_prints_the_verdict(tmp_path):
+    """`drtriton convert --verify --eval-mode --json` itself (the path test_verified_in_both_modes
+    stands for, judged here on one program): the verdict on stdout, exit status 0."""
     if not os.path.exists(BIN):
         pytest.skip(f"{BIN} is not built (run make build)")
-    mode = ["--eval-mode"] if eval_mode else []
-    r = run("convert", program, "--verify", "--device", "cpu", "--json",
-            "-o", str(tmp_path / "solution.py"), *mode)
+    r = run("convert", PROGRAMS[0], "--verify", "--device", "cpu", "--json",
+            "-o", str(tmp_path / "solution.py"), "--eval-mode")
     assert r.stdout.strip().startswith("{"), r.stderr[-3000:]
     verdict = json.loads(r.stdout)
     assert verdict["passed"] and r.returncode == 0, verdict["reason"]
-    assert verdict["mode"]["judged"] == ("eval" if eval_mode else "train")
+    assert verdict["mode"]["judged"] == "eval"
     assert verdict["checks"]["buffers_differ"] == []

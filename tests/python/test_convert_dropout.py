@@ -90,9 +90,15 @@ def solutions(tmp_path_factory):
     return converted.convert(PROGRAMS, tmp_path_factory.mktemp("dropout"))
 
 
+@pytest.fixture(scope="module")
+def side_by_side(solutions):
+    """{program: the run of SIDE_BY_SIDE next to its solution}, the runs one a core."""
+    return converted.side_by_side_all(SIDE_BY_SIDE, solutions)
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=IDS)
-def test_drops_as_pytorch_does(solutions, program):
-    converted.side_by_side(SIDE_BY_SIDE, program, solutions[program])
+def test_drops_as_pytorch_does(side_by_side, program):
+    converted.check_side_by_side(side_by_side[program])
 
 
 def test_verified_in_both_modes(solutions):

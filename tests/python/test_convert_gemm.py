@@ -14,6 +14,8 @@ import sys
 
 import pytest
 
+import converted
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
 DEVICE = os.environ.get("DRTRITON_TEST_DEVICE", "cpu")
@@ -39,13 +41,15 @@ def solutions(tmp_path_factory):
         r = run("emit", os.path.join(ROOT, "tests", "ir", "op_cases", f"{case}.ir"), "-o", str(out))
         assert r.returncode == 0, r.stderr
         programs[case] = str(out)
+    keys = [(name, gemm) for name in programs
+            for gemm in ["triton"] + (["library"] if name in LIBRARY else [])]
+    runs = converted.run_all([[BIN, "convert", programs[name], "--no-verify", "--knob",
+                               f"gemm={gemm}", "-o", str(work / f"{name}_{gemm}.py")]
+                              for name, gemm in keys])  # one a core: each traces in its own Python
     result = {}
-    for name, path in programs.items():
-        for gemm in ["triton"] + (["library"] if name in LIBRARY else []):
-            out = work / f"{name}_{gemm}.py"
-            r = run("convert", path, "--no-verify", "--knob", f"gemm={gemm}", "-o", str(out))
-            assert r.returncode == 0, f"{name} gemm={gemm}: {r.stderr}"
-            result[(name, gemm)] = (open(path).read(), out.read_text())
+    for (name, gemm), r in zip(keys, runs):
+        assert r.returncode == 0, f"{name} gemm={gemm}: {r.stderr}"
+        result[(name, gemm)] = (open(programs[name]).read(), (work / f"{name}_{gemm}.py").read_text())
     return result
 
 

@@ -5,7 +5,8 @@ Tier 1, every program at full size (the frontend traces on the meta device, so t
 cost nothing here): traced (frontend.trace_file, dynamic), then imported and compiled by
 `drtriton convert --no-verify` (a failure in codegen counts as imported). Every program must compile to a solution of at
 most MAX_SOLUTION_KB, except those of KNOWN_UNSUPPORTED, each of which must still fail (else
-the entry is stale). A one-line summary per folder goes to stderr.
+the entry is stale). A one-line summary per folder goes to stderr. The programs are traced
+in a pool of processes, one a core (converted.trace_and_convert_all), in both tiers.
 
 Tier 2, the SMALL version (tests/programs/real/small.py) of the programs that compile (less
 the slowest few, TIER2_SKIP; in CI every third, see TIER2), converted and judged by the verifier (drtriton serve --device cpu, Triton's interpreter, all checks):
@@ -16,7 +17,6 @@ of the whole corpus is scripts/gpu_corpus.sh.
 import ast
 import glob
 import os
-import subprocess
 import sys
 import time
 
@@ -31,6 +31,8 @@ MAX_SOLUTION_KB = 200
 
 sys.path.insert(0, CORPUS)
 import small  # noqa: E402  (tests/programs/real/small.py: the SMALL convention)
+
+import converted  # noqa: E402  (tests/python/converted.py: tracing over the cores)
 
 # "folder/name" -> path, for every program of the corpus.
 PROGRAMS = {f"{folder}/{os.path.basename(p)[:-3]}": p
@@ -67,28 +69,26 @@ TIER2 = (TIER2_ALL if os.environ.get("DRTRITON_CORPUS_TIER2") == "all"
          else sorted(set(TIER2_ALL[::3]) | set(KNOWN_REJECTED)))
 
 
-def run(*args):
-    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
-
-
 def last_line(text):
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else "(no message)"
 
 
-def convert(path, work, name):
-    """Trace, import and convert one program: (imported, solution text or None, error)."""
-    from drtriton import frontend
-    stem = name.replace("/", "__")
-    traced = work / f"{stem}.traced.json"
-    try:
-        traced.write_text(frontend.to_json(frontend.trace_file(str(path), dynamic=True)))
-    except frontend.FrontendError as e:
-        return False, None, f"trace: {e}"
-    solution = work / f"{stem}_triton.py"
-    r = run("convert", str(traced), "--no-verify", "-o", str(solution))
-    if r.returncode != 0:  # imported when it failed later, in codegen
-        return "codegen:" in r.stderr, None, last_line(r.stderr)
+def convert_all(paths, work):
+    """Trace, import and convert programs ({name: path}): {name: (imported, solution text or
+    None, error)}. The traces run in a pool of processes, one a core."""
+    jobs = {name: (path, work / f"{name.replace('/', '__')}.traced.json",
+                   work / f"{name.replace('/', '__')}_triton.py") for name, path in paths.items()}
+    results = converted.trace_and_convert_all(BIN, jobs.values())
+    return {name: outcome(jobs[name][2], *result) for name, result in zip(jobs, results)}
+
+
+def outcome(solution, trace_error, returncode, stderr):
+    """(imported, solution text or None, error) of one program's trace_and_convert."""
+    if trace_error is not None:
+        return False, None, trace_error
+    if returncode != 0:  # imported when it failed later, in codegen
+        return "codegen:" in stderr, None, last_line(stderr)
     text = solution.read_text()
     kb = len(text.encode()) / 1024
     if kb > MAX_SOLUTION_KB:
@@ -107,7 +107,7 @@ def binary():
 def full_size(binary, tmp_path_factory):
     """{name: (imported, solution or None, error)} for every program at full size."""
     work = tmp_path_factory.mktemp("corpus")
-    return {name: convert(path, work, name) for name, path in PROGRAMS.items()}
+    return convert_all(PROGRAMS, work)
 
 
 def test_corpus_is_well_formed():
@@ -178,11 +178,15 @@ def test_small_versions_pass_the_verifier(binary, tmp_path):
     assert TIER2, "TIER2 is empty"
     items, names, failed = [], [], {}
     t0 = time.time()
+    tasks, paths = {}, {}
     for name in TIER2:
-        path = tmp_path / f"{name.replace('/', '__')}.py"
-        task = small.small_source(open(PROGRAMS[name]).read(), PROGRAMS[name])
-        path.write_text(task)
-        _, solution, error = convert(path, tmp_path, name)
+        paths[name] = tmp_path / f"{name.replace('/', '__')}.py"
+        tasks[name] = small.small_source(open(PROGRAMS[name]).read(), PROGRAMS[name])
+        paths[name].write_text(tasks[name])
+    converts = convert_all(paths, tmp_path)
+    for name in TIER2:
+        task = tasks[name]
+        _, solution, error = converts[name]
         if solution is None:
             failed[name] = f"convert: {error}"
             continue
