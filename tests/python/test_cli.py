@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -79,11 +80,13 @@ def test_quiet_and_verbose(tmp_path):
     """--quiet leaves stderr empty, --verbose adds each step's time; either goes before or
     after the command's name, and they exclude each other."""
     program = os.path.join("examples", "mlp_layernorm.py")
-    quiet = drtriton("convert", program, "-o", tmp_path / "q.py", "--no-verify", "--quiet")
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each traces in its own Python
+        quiet, normal, loud = pool.map(lambda args: drtriton(*args), [
+            ("convert", program, "-o", tmp_path / "q.py", "--no-verify", "--quiet"),
+            ("convert", program, "-o", tmp_path / "n.py", "--no-verify"),
+            ("-v", "convert", program, "-o", tmp_path / "v.py", "--no-verify")])
     assert quiet.stderr == "" and (tmp_path / "q.py").exists()
-    normal = drtriton("convert", program, "-o", tmp_path / "n.py", "--no-verify")
     assert "drtriton convert: " in normal.stderr and "trace " not in normal.stderr
-    loud = drtriton("-v", "convert", program, "-o", tmp_path / "v.py", "--no-verify")
     assert "  trace " in loud.stderr and "import and compile" in loud.stderr
     assert (tmp_path / "q.py").read_text() == (tmp_path / "v.py").read_text()
     both = drtriton("-q", "convert", program, "-v", check=False)
