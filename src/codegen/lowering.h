@@ -60,6 +60,12 @@ class Lowering {
   int cost(ValueId v);
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;
+  // The dtype of the module's state entry `rel` ("running_var"); f32 when it is unknown.
+  DType state_dtype(const Node& n, const std::string& rel) const;
+  // A load of a state entry of that dtype, as kernels hold values: fp16 and bf16 in fp32.
+  std::string widened(DType dtype, const std::string& load) const {
+    return dtype == DType::F16 || dtype == DType::BF16 ? load + ".to(tl.float32)" : load;
+  }
   // Layout knob: 4-d and 5-d values that read a channels-last buffer are written channels-last
   // (those a convolution takes, or several kernels read), or else NCHW in tiles.
   bool channels_last() const { return options_.knobs.layout == "channels_last"; }
