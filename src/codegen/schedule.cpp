@@ -181,6 +181,25 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   return k;
 }
 
+std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base) {
+  auto halved_and_doubled = [](int v, int lo, int hi) {
+    std::vector<std::string> out;
+    if (v / 2 >= lo) out.push_back(std::to_string(v / 2));
+    if (v * 2 <= hi) out.push_back(std::to_string(v * 2));
+    return out;
+  };
+  std::vector<std::pair<std::string, std::string>> space = {
+      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"},
+      {"gemm", base.gemm == "triton" ? "library" : "triton"}};
+  for (const std::string& v : halved_and_doubled(base.pointwise_block, 64, 8192))
+    space.push_back({"pointwise_block", v});
+  for (const std::string& v : halved_and_doubled(base.tile_elements, 1024, 65536))
+    space.push_back({"tile_elements", v});
+  for (int warps : {4, 8})
+    if (warps != base.num_warps) space.push_back({"num_warps", std::to_string(warps)});
+  return space;
+}
+
 void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& value) {
   struct IntKnob {
     const char* name;
