@@ -23,7 +23,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import fmt, geomean, markdown_table, median_ms, write_text  # noqa: E402 (bench/)
+from knob_variants import (fmt, geomean, markdown_table, median_ms,  # noqa: E402 (bench/)
+                           within_budget, write_text)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 ROW = re.compile(r"^  (\S.*?)\s+([\d.]+) ms(  <- chosen)?$", re.M)
 
@@ -65,12 +66,7 @@ def main():
               "default vs compile", "tuned vs compile", "cold convert s", "warm convert s"]
     rows, ratios, skipped, start = [], {"default": [], "tuned": []}, [], time.time()
     table = markdown_table(header, [])
-    for path in paths:
-        name = os.path.basename(path)[:-3]
-        if time.time() - start > args.budget:
-            skipped.append(name)
-            continue
-        print(f"== {name} ({time.time() - start:.0f} s)", file=sys.stderr, flush=True)
+    for path, name in within_budget(paths, args.budget, start, skipped):
         out = os.path.join(work, name + "_tuned.py")
         cold_s, verdict, times, chosen, error = tune(path, args.device, cache, args.timeout, out)
         warm_s = tune(path, args.device, cache, args.timeout, out)[0] if verdict else None
