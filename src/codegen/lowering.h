@@ -115,9 +115,13 @@ class Lowering {
   // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
   // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a
   // normalization, or a reduction's own output type (fp16 rounds once, from fp32, at the store).
+  // `siblings`: more one-pass statistics ("sum", "mean", "norm", "max", "min") of the same
+  // input and plan, computed in the same column loop (horizontal fusion: the input is read
+  // once); their results follow the first's, one each.
   std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
                                         const Node& n, const Element& element = nullptr,
-                                        DType result = DType::F32);
+                                        DType result = DType::F32,
+                                        const std::vector<std::string>& siblings = {});
   void lower_reduction(const Node& n);
   bool is_global_pool(const Node& n) const;
   void lower_global_pool(const Node& n);
