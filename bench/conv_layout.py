@@ -24,7 +24,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from knob_variants import (convert_variants, fmt, geomean, markdown_table,  # noqa: E402 (bench/)
-                           median_ms, write_text)
+                           median_ms, within_budget, write_text)
 LAYOUTS = ("nchw", "channels_last")
 
 
@@ -59,12 +59,7 @@ def main():
     with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
                  str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT,
                  ready_s=300) as service:
-        for path in paths:
-            name = os.path.basename(path)[:-3]
-            if time.time() - start > args.budget:
-                skipped.append(name)
-                continue
-            print(f"== {name} ({time.time() - start:.0f} s)", file=sys.stderr, flush=True)
+        for path, name in within_budget(paths, args.budget, start, skipped):
             task = open(path).read()
             solutions = convert_variants(path, work, "layout", LAYOUTS)
             verdict, eager, comp, ms, speed = [], None, None, {}, {}

@@ -21,7 +21,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from knob_variants import (convert_variants, fmt, markdown_table, median_ms,  # noqa: E402 (bench/)
-                           write_text)
+                           within_budget, write_text)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 FUSED = "tests/programs/real/fused"
 # The GEMM programs, the large ones first; --programs picks others.
@@ -69,12 +69,7 @@ def main():
     # so a run stopped at its deadline keeps what it judged.
     with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
                  str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT) as service:
-        for program in args.programs:
-            name = os.path.basename(program)[:-3]
-            if time.time() - start > args.budget:
-                skipped.append(name)
-                continue
-            print(f"== {name} ({time.time() - start:.0f} s)", flush=True)
+        for program, name in within_budget(args.programs, args.budget, start, skipped):
             task = open(os.path.join(ROOT, program)).read()
             verdicts = {}
             solutions = convert_variants(os.path.join(ROOT, program), work, "gemm", KNOBS)

@@ -5,6 +5,8 @@ device machine; `drtriton convert` takes the traced JSON as well as the program.
 import math
 import os
 import subprocess
+import sys
+import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
@@ -63,3 +65,15 @@ def write_text(path, text):
     with open(path + ".tmp", "w") as f:
         f.write(text)
     os.replace(path + ".tmp", path)
+
+
+def within_budget(paths, budget_s, start, skipped):
+    """(path, name) of each program started within `budget_s` seconds of `start`; the names
+    of the others go to `skipped`. Prints each program's name as it starts."""
+    for path in paths:
+        name = os.path.basename(path)[:-3]
+        if time.time() - start > budget_s:
+            skipped.append(name)
+            continue
+        print(f"== {name} ({time.time() - start:.0f} s)", file=sys.stderr, flush=True)
+        yield path, name

@@ -4,9 +4,12 @@
 #   1. bench/gemm_epilogue.py: GEMM programs with --knob gemm=library and gemm=triton,
 #   2. bench/conv_layout.py: conv programs with --knob layout=nchw and layout=channels_last,
 #   3. tests/python/test_convert_half.py on CUDA: every operator case in fp16 and bf16,
+#   4. bench/tune.py: `convert --tune` against the default knobs, and its cold and warm cost
+#      (off unless TUNE_S is set),
 # each table (markdown) in $OUT and printed last.
-#   there: bash scripts/gpu_compiler.sh     (carry .deps; GEMM_S, CONV_S, HALF_S: the parts'
-#          seconds, 0 skips a part; CONV_ARGS: bench/conv_layout.py's options, e.g. --limit 12)
+#   there: bash scripts/gpu_compiler.sh     (carry .deps; GEMM_S, CONV_S, HALF_S, TUNE_S: the
+#          parts' seconds, 0 skips a part; CONV_ARGS, TUNE_ARGS: bench/conv_layout.py's and
+#          bench/tune.py's options, e.g. --limit 12)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu_build.sh
@@ -27,6 +30,12 @@ if [ "${HALF_S:-150}" != 0 ]; then
     tests/python/test_convert_half.py > "$OUT/test_convert_half_cuda.txt" 2>&1
   tail -25 "$OUT/test_convert_half_cuda.txt"
 fi
-for f in gemm_epilogue conv_layout; do
-  echo "== $f"; if [ -f "$OUT/$f.md" ]; then cat "$OUT/$f.md"; else tail -15 "$OUT/$f.log"; fi
+if [ "${TUNE_S:-0}" != 0 ]; then
+  echo "== bench/tune.py (${TUNE_S} s)"
+  timeout "$TUNE_S" python3 bench/tune.py --budget $(( TUNE_S * 2 / 3 )) --out "$OUT/tune.md" \
+    ${TUNE_ARGS:-} > "$OUT/tune.log" 2>&1
+fi
+for f in gemm_epilogue conv_layout tune; do
+  if [ -f "$OUT/$f.md" ]; then echo "== $f"; cat "$OUT/$f.md"
+  elif [ -f "$OUT/$f.log" ]; then echo "== $f (no table)"; tail -15 "$OUT/$f.log"; fi
 done

@@ -66,8 +66,9 @@ and a node with a number argument that forward computes from sizes (``x / x.size
 reduction="batchmean": args has the traced number) gets
   sym_args        {arg name: str}  that argument's expression over the same symbols ("s0",
                   "s0*s1"), so that a solution computes it from the sizes it is given
-Recurrent layers are traced for their results' shapes only there (_recurrent_shapes_only):
-their decompositions loop over the time steps and would fix the sequence length. max_pool1d
+Recurrent layers are traced for their results' shapes only (_recurrent_shapes_only), in both
+exports: their decompositions loop over the time steps and would fix the sequence length,
+and torch 2.11's gives a half-precision LSTM's final states an extra dim. max_pool1d
 is traced through max_pool1d_with_indices (_symbolic_max_pool1d): its own kernel computes
 the pooled length from a concrete length and would fix it too.
 An input's or parameter's dim is a bare symbol, or an int where the program forces the
@@ -514,7 +515,7 @@ def _export(path, abspath, mod):
     literals = []
     try:
         with torch.device("meta"), torch.no_grad(), _force_meta_mode(literals), \
-                _cumulative_batch_norm_traced(model):
+                _cumulative_batch_norm_traced(model), _recurrent_shapes_only():
             ep = torch.export.export(model, inputs)
     except Exception as e:
         raise FrontendError(f"{path}: export failed{_where(e, abspath, path)}: "

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/io.h"
@@ -26,7 +28,8 @@ namespace {
 
 struct ConvertArgs {
   std::string program, out, device, gpus, cache, policy = "compiler";
-  bool verify = false, no_verify = false, json = false, eval_mode = false, search = false;
+  bool verify = false, no_verify = false, json = false, eval_mode = false, search = false,
+       tune = false;
   double timeout = 300, budget = 0;  // budget: --search's seconds, 0: none
   Sampling sampling;
   CodegenKnobs knobs;
@@ -270,9 +273,124 @@ void run_search_convert(const ConvertArgs& a, const Judging& judging) {
   report_verdict(found.verdict, a.json, out);
 }
 
+// The verdict cache of --tune without --cache: $XDG_CACHE_HOME/drtriton/tune.sqlite, else
+// ~/.cache/drtriton/tune.sqlite. Its keys hold the task, the solution's text, the GPU's name
+// and the software versions, so a verdict is reused only where it still holds.
+std::string default_tuning_cache() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  fs::path dir = xdg && *xdg ? fs::path(xdg) : fs::path(home && *home ? home : ".") / ".cache";
+  dir /= "drtriton";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw CliError("--tune: cannot make the cache folder " + dir.string() + ": " + ec.message());
+  return (dir / "tune.sqlite").string();
+}
+
+// --tune: the solution under the given knobs and under each setting of tuning_space (one
+// knob changed), all judged in one pool; where two or more knobs beat the given setting on
+// their own, their best values together are judged as well. The fastest accepted solution
+// is written. Verdicts are cached (--cache, else default_tuning_cache()), so converting the
+// same program again on the same GPU judges nothing again.
+void run_tuned_convert(const ConvertArgs& a, const Judging& judging, const Graph& graph,
+                       CodegenOptions options, const std::string& out) {
+  if (!judging.verify) throw CliError("--tune times solutions: it needs a GPU or --device cpu");
+  if (!has_extension(a.program, ".py")) {
+    throw CliError(a.program + ": --tune needs the program's source (.py), not a traced graph");
+  }
+  struct Tried {
+    std::string label;  // "as given", "layout=channels_last", ...
+    CodegenKnobs knobs;
+    std::string source;
+    json verdict;
+  };
+  std::vector<Tried> tried;
+  std::set<std::string> seen;  // settings that give the same text are judged once
+  auto add = [&](const std::string& label, const CodegenKnobs& knobs) {
+    options.knobs = knobs;
+    std::string source = generate_solution(graph, options).source;
+    if (seen.insert(source).second) tried.push_back({label, knobs, source, json()});
+  };
+  add("as given", a.knobs);
+  for (const auto& [name, value] : tuning_space(a.knobs)) {
+    CodegenKnobs k = a.knobs;
+    set_knob(k, name, value);
+    add(name + "=" + value, k);
+  }
+  const std::string task = read_file(a.program);
+  const std::string cache = a.cache.empty() ? default_tuning_cache() : a.cache;
+  auto judge = [&](size_t from) {
+    std::vector<VerifyRequest> requests(tried.size() - from);
+    for (size_t i = from; i < tried.size(); ++i) {
+      requests[i - from].task = task;
+      requests[i - from].candidate = tried[i].source;
+      requests[i - from].options.device = judging.device;
+      requests[i - from].options.eval_mode = a.eval_mode;
+    }
+    std::vector<json> verdicts = verify_many(requests, cache, a.timeout, judging.gpus);
+    for (size_t i = from; i < tried.size(); ++i) tried[i].verdict = verdicts[i - from];
+  };
+  judge(0);
+  // Each knob's fastest value where it beat the given setting, then all of them together.
+  auto ms = [](const Tried& t) {
+    return t.verdict.value("passed", false) ? candidate_ms(t.verdict)
+                                            : std::numeric_limits<double>::infinity();
+  };
+  std::map<std::string, std::pair<double, std::string>> best_value;  // knob -> (ms, value)
+  for (size_t i = 1; i < tried.size(); ++i) {
+    size_t eq = tried[i].label.find('=');
+    std::string knob = tried[i].label.substr(0, eq), value = tried[i].label.substr(eq + 1);
+    if (ms(tried[i]) < ms(tried[0]) &&
+        (!best_value.count(knob) || ms(tried[i]) < best_value[knob].first))
+      best_value[knob] = {ms(tried[i]), value};
+  }
+  if (best_value.size() >= 2) {
+    CodegenKnobs together = a.knobs;
+    std::string label;
+    for (const auto& [knob, v] : best_value) {
+      set_knob(together, knob, v.second);
+      label += (label.empty() ? "" : " ") + knob + "=" + v.second;
+    }
+    size_t before = tried.size();
+    add(label, together);
+    if (tried.size() > before) judge(before);
+  }
+  int cached = 0;
+  size_t best = 0;
+  for (size_t i = 0; i < tried.size(); ++i) {
+    cached += tried[i].verdict.value("cached", false);
+    if (ms(tried[i]) < ms(tried[best])) best = i;
+  }
+  info() << "drtriton convert --tune: " << tried.size() << " distinct solutions judged (" << cached
+         << " from the cache " << cache << ")\n";
+  for (size_t i = 0; i < tried.size(); ++i) {
+    char line[256];
+    if (tried[i].verdict.value("passed", false)) {
+      std::snprintf(line, sizeof line, "  %-44s %10.4f ms%s\n", tried[i].label.c_str(),
+                    candidate_ms(tried[i].verdict), i == best ? "  <- chosen" : "");
+    } else {
+      std::snprintf(line, sizeof line, "  %-44s rejected at %s\n", tried[i].label.c_str(),
+                    verdict_text(tried[i].verdict, "failed_stage", "?").c_str());
+    }
+    info() << line;
+  }
+  if (!tried[best].verdict.value("passed", false)) {
+    report_verdict(tried[0].verdict, a.json, out);
+    throw CliError(a.program + ": none of " + std::to_string(tried.size()) +
+                   " tuned solutions passed the verifier");
+  }
+  write_output(out, tried[best].source);
+  info() << "drtriton convert: " << a.program << " -> " << out << " (tuned: " << tried[best].label
+         << ")\n";
+  report_verdict(tried[best].verdict, a.json, out);
+}
+
 void run_convert(const ConvertArgs& a) {
   Judging judging = judging_of(a);
   if (a.search) return run_search_convert(a, judging);
+  if (a.tune && a.policy != "compiler")
+    throw CliError("--tune measures the built-in compiler's knobs: not with --policy " + a.policy);
   if (a.policy != "compiler") return run_sampling_policy(a, judging);
   auto start = std::chrono::steady_clock::now();
   json traced = load_traced(a.program);
@@ -280,6 +398,8 @@ void run_convert(const ConvertArgs& a) {
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, a.program);
   options.knobs = a.knobs;
+  std::string out = a.out.empty() ? default_output(a.program) : a.out;
+  if (a.tune) return run_tuned_convert(a, judging, graph, options, out);
   GeneratedSolution solution = generate_solution(graph, options);
   if (verbose()) {
     char line[160];
@@ -287,7 +407,6 @@ void run_convert(const ConvertArgs& a) {
                   trace_s, seconds_since(start) - trace_s, solution.source.size());
     info() << line;
   }
-  std::string out = a.out.empty() ? default_output(a.program) : a.out;
   write_output(out, solution.source);
   info() << "drtriton convert: " << a.program << " -> " << out << " (" << solution.kernels
          << " Triton kernel" << (solution.kernels == 1 ? "" : "s") << ", " << solution.library_calls
@@ -337,7 +456,8 @@ void add_convert_commands(CLI::App& app) {
   add_gpus_option(*convert, a->gpus);
   auto* verify =
       convert->add_flag("--verify", a->verify, "Verify even without a GPU (Triton's interpreter)");
-  convert->add_flag("--no-verify", a->no_verify, "Only write the solution")->excludes(verify);
+  auto* no_verify =
+      convert->add_flag("--no-verify", a->no_verify, "Only write the solution")->excludes(verify);
   convert->add_flag("--json", a->json, "Print the verdict as JSON");
   // The program is traced in training mode either way: a solution follows self.training
   // (BatchNorm's batch or running statistics), so only the judging changes.
@@ -357,6 +477,14 @@ void add_convert_commands(CLI::App& app) {
       "--search", a->search,
       "Test-time search (drtriton search with its defaults): the fastest verified "
       "cover of the program by its fragments' answers, or the best whole answer");
+  convert
+      ->add_flag("--tune", a->tune,
+                 "Judge the solution under other knob settings too (one knob changed each: "
+                 "layout, gemm, blocks, tiles, warps; then the winners together) and keep the "
+                 "fastest accepted; verdicts are cached (--cache, else "
+                 "~/.cache/drtriton/tune.sqlite)")
+      ->excludes(search)
+      ->excludes(no_verify);
   convert
       ->add_option("--budget", a->budget,
                    "With --search: seconds of wall time the search may take (default: no "

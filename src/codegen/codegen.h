@@ -19,6 +19,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -71,6 +72,11 @@ struct CodegenKnobs {
 // Other knob settings than the defaults, for candidates that differ in text and speed only
 // (`pairs --variants`, `search --variants`): each knob from a short list that holds its default.
 CodegenKnobs draw_knobs(std::mt19937_64& rng);
+
+// The knob settings `convert --tune` measures against `base`, one knob changed each
+// ("layout", "channels_last"): the other layout and GEMM route, a smaller and a larger
+// pointwise block and statistics tile, 4 and 8 warps. Settings equal to base's are left out.
+std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base);
 
 // Sets the knob `name` ("pointwise_block", "gemm", ...) from its text form, as the command
 // line's `--knob NAME=VALUE` gives it; throws std::invalid_argument naming the knob and

@@ -81,7 +81,9 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     if (g_.value(out).type.dtype == DType::Bool)
       return k.assign("(" + m + ") " + (value != 0 ? "==" : "!=") + " (" + m + ")");
     std::string v = float_literal(value);
-    return k.assign("tl.where(" + m + ", " + v + ", " + v + ")");
+    // An fp16 or bf16 tensor holds the value rounded to its precision (-0.1 is not -0.1).
+    DType dtype = g_.value(out).type.dtype;
+    return k.assign(cast_to(DType::F32, dtype, "tl.where(" + m + ", " + v + ", " + v + ")"));
   }
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;

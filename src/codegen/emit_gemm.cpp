@@ -79,8 +79,20 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   std::vector<std::string> a_dims = linear ? row_dims : batch_dims(operands[0]);
   if (!linear) a_dims.push_back(row_dims[0]);
   a_dims.push_back("ka");
+  // Loads in the K loop, per operand: each takes shared memory per pipeline stage.
+  auto loads_since = [&](size_t line) {
+    int loads = 0;
+    for (size_t i = line; i < k.body().size(); ++i)
+      for (size_t at = k.body()[i].find("tl.load("); at != std::string::npos;
+           at = k.body()[i].find("tl.load(", at + 1))
+        ++loads;
+    return loads;
+  };
+  size_t a_from = k.body().size();
   k.line("a = " + operand(emit(k, operands[0], Index{a_dims, "a_mask", "", {}}),
                           is_buffer(operands[0]), "a_mask"));
+  int a_loads = loads_since(a_from);
+  size_t b_from = k.body().size();
   std::string b;
   if (linear) {  // the weight [N, K] read transposed
     b = load_at(k, param_var(n, "weight"), linearize(k, {"cols", "kb"}, {n_py, k_py}), "b_mask",
@@ -94,6 +106,7 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
                 "b_mask");
   }
   k.line("b = " + b);
+  int b_loads = loads_since(b_from);
   k.line("acc = tl.dot(a, b, acc" + precision + ")");
   k.pop();
 
@@ -120,8 +133,8 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   k.line("tl.store(" + k.pointer(buf) + " + " + offset + ", " + rounded(root_dtype, result) +
          ", mask=mask)");
 
-  forward_.push_back(
-      gemm_blocks_line(m_py, n_py, k_py, product(batch), dtype == DType::F32 ? 4 : 2));
+  forward_.push_back(gemm_blocks_line(m_py, n_py, k_py, product(batch), dtype == DType::F32 ? 4 : 2,
+                                      std::max(0, a_loads - 1), std::max(0, b_loads - 1)));
   std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};
   finish_kernel(k, {"M", "N", "K"}, blocks,
                 "(triton.cdiv(" + m_py + ", BLOCK_M) * triton.cdiv(" + n_py + ", BLOCK_N), " +

@@ -108,12 +108,14 @@ void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
                               : "momentum = " + float_literal(momentum));
   const std::pair<std::string, std::string> updates[] = {{running_mean, st[0]},
                                                          {running_var, st[2]}};
+  // fp16 and bf16 running statistics are updated in fp32 and rounded once, as PyTorch does.
+  const DType stats = state_dtype(n, "running_var");
   for (const auto& [running, batch] : updates) {
     std::string ptr = u.pointer(running) + " + rows";
-    std::string old = u.assign("tl.load(" + ptr + ", mask=mask)");
+    std::string old = u.assign(widened(stats, "tl.load(" + ptr + ", mask=mask)"));
     std::string now = u.assign("tl.load(" + u.pointer(batch) + " + rows, mask=mask)");
-    u.line("tl.store(" + ptr + ", (1.0 - momentum) * " + old + " + momentum * " + now +
-           ", mask=mask)");
+    u.line("tl.store(" + ptr + ", " +
+           rounded(stats, "(1.0 - momentum) * " + old + " + momentum * " + now) + ", mask=mask)");
   }
   finish_kernel(u, {"ROWS"}, {"BLOCK"}, "(1,)", {rows_py}, {block});
   indent_forward_since(train_from);
@@ -124,8 +126,8 @@ void Lowering::lower_batch_norm(const Node& n, const ReducePlan& plan) {
   Kernel e(kernel_name(n, "eval"));
   e.line("rows = tl.arange(0, BLOCK)");
   e.line("mask = rows < ROWS");
-  std::string var =
-      e.assign("tl.load(" + e.pointer(running_var) + " + rows, mask=mask, other=1.0)");
+  std::string var = e.assign(
+      widened(stats, "tl.load(" + e.pointer(running_var) + " + rows, mask=mask, other=1.0)"));
   e.line("tl.store(" + e.pointer(st[1]) + " + rows, 1.0 / tl.sqrt_rn(" + var + " + " + eps +
          "), mask=mask)");
   forward_.push_back(st[1] + " = torch.empty(" + tuple({rows_py}) +
@@ -146,6 +148,7 @@ void Lowering::lower_instance_norm(const Node& n, const ReducePlan& plan) {
   const std::string batch = plan.kept[0], channels = plan.kept[1];
   const std::string rows_py = product(plan.kept);
   const auto [eps, momentum, running_mean, running_var] = running_stats(n);
+  const DType stats = state_dtype(n, "running_var");  // fp16 and bf16: updated in fp32
 
   forward_.push_back("if self.training:");
   size_t train_from = forward_.size();
@@ -164,9 +167,11 @@ void Lowering::lower_instance_norm(const Node& n, const ReducePlan& plan) {
     for (const auto& [running, batch_stat] : {std::pair{running_mean, std::string("mean")},
                                               std::pair{running_var, std::string("var")}}) {
       std::string ptr = u.pointer(running) + " + chans";
-      u.line("tl.store(" + ptr + ", " + float_literal(1.0 - momentum) + " * tl.load(" + ptr +
-             ", mask=mask) + " + float_literal(momentum) + " * (" + batch_stat +
-             " / B), mask=mask)");
+      u.line("tl.store(" + ptr + ", " +
+             rounded(stats, float_literal(1.0 - momentum) + " * " +
+                                widened(stats, "tl.load(" + ptr + ", mask=mask)") + " + " +
+                                float_literal(momentum) + " * (" + batch_stat + " / B)") +
+             ", mask=mask)");
     }
     finish_kernel(u, {"B", "C"}, {"BLOCK"}, "(1,)", {batch, channels},
                   {one_program_block(channels)});
@@ -180,9 +185,11 @@ void Lowering::lower_instance_norm(const Node& n, const ReducePlan& plan) {
   e.line("rows = " + program_id() + " * BLOCK + tl.arange(0, BLOCK)");
   e.line("mask = rows < ROWS");
   e.line("chans = rows % C");
-  e.line("tl.store(" + e.pointer(running[0]) + " + rows, tl.load(" + e.pointer(running_mean) +
-         " + chans, mask=mask), mask=mask)");
-  std::string var = e.assign("tl.load(" + e.pointer(running_var) + " + chans, mask=mask)");
+  e.line("tl.store(" + e.pointer(running[0]) + " + rows, " +
+         widened(stats, "tl.load(" + e.pointer(running_mean) + " + chans, mask=mask)") +
+         ", mask=mask)");
+  std::string var =
+      e.assign(widened(stats, "tl.load(" + e.pointer(running_var) + " + chans, mask=mask)"));
   e.line("tl.store(" + e.pointer(running[1]) + " + rows, 1.0 / tl.sqrt_rn(" + var + " + " + eps +
          "), mask=mask)");
   const std::string rows_block = stats_rows_block();

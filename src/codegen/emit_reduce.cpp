@@ -1,5 +1,6 @@
 // Statistics kernels (sums, extrema, means and variances, online softmax, arg extrema) in row
 // tiles or split columns, and what runs on them: reductions, global pools, nll_loss.
+#include <algorithm>
 #include <numeric>
 
 #include "codegen/lowering.h"
@@ -16,6 +17,13 @@ struct Recipe {
   std::vector<std::string> partial;  // names of the partial statistics
   bool splittable = true;
 };
+
+// Statistics of one accumulator per lane, combined by a sum or an extremum: several of them
+// over one input share a kernel's column loop.
+bool one_pass(const std::string& what) {
+  return what == "sum" || what == "mean" || what == "norm" || what == "rms" || what == "max" ||
+         what == "min";
+}
 
 Recipe recipe_of(const std::string& what) {
   if (what == "sum" || what == "isum" || what == "mean" || what == "norm" || what == "rms")
@@ -70,8 +78,13 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
 // with one element per row of the plan.
 std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId in,
                                                 const ReducePlan& plan, const Node& n,
-                                                const Element& element, DType result) {
+                                                const Element& element, DType result,
+                                                const std::vector<std::string>& siblings) {
   Recipe recipe = recipe_of(what);
+  std::vector<std::string> whats = {what};  // the kernel's statistics, one partial each
+  whats.insert(whats.end(), siblings.begin(), siblings.end());
+  for (const std::string& w : whats)
+    if (whats.size() > 1 && !one_pass(w)) throw IrError("codegen: " + w + " shares no kernel");
   bool split = recipe.splittable && split_rows(plan.traced_rows, plan.traced_cols);
 
   std::string base = "k" + std::to_string(kernels_.size()) + "_" + n.schema().name;
@@ -123,20 +136,33 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
 
   // The partial statistics over [lo, hi).
   std::vector<std::string> part;
-  if (what == "sum" || what == "mean") {
-    pass("acc", "0.0", identity, "sum");
-    part = {reduce("acc", "sum")};
+  if (one_pass(what)) {
+    // One accumulator per statistic, all updated from one read of the input.
+    auto init = [](const std::string& w) {
+      return w == "max" ? "float('-inf')" : w == "min" ? "float('inf')" : "0.0";
+    };
+    std::vector<std::string> accs;
+    for (size_t i = 0; i < whats.size(); ++i) {
+      accs.push_back(whats.size() == 1 ? "acc" : "acc" + std::to_string(i));
+      k.line(accs[i] + " = tl.full([BLOCK_M, BLOCK_R], " + init(whats[i]) + ", tl.float32)");
+    }
+    std::string x = value(columns());
+    for (size_t i = 0; i < whats.size(); ++i) {
+      const std::string& w = whats[i];
+      bool squared = w == "norm" || w == "rms";
+      std::string t = k.assign("tl.where(m, " + (squared ? square(x) : x) + ", " + init(w) + ")");
+      k.line(accs[i] + " = " +
+             (w == "max" || w == "min" ? "tl." + std::string(w == "max" ? "maximum" : "minimum") +
+                                             "(" + accs[i] + ", " + t + ")"
+                                       : accs[i] + " + " + t));
+    }
+    k.pop();
+    for (size_t i = 0; i < whats.size(); ++i)
+      part.push_back(reduce(accs[i], whats[i] == "max" || whats[i] == "min" ? whats[i] : "sum"));
   } else if (integer) {
     pass(
         "acc", "0", [](const std::string& x) { return x + ".to(tl.int64)"; }, "sum");
     part = {reduce("acc", "sum")};
-  } else if (what == "norm" || what == "rms") {
-    pass("acc", "0.0", square, "sum");
-    part = {reduce("acc", "sum")};
-  } else if (what == "max" || what == "min") {
-    std::string init = what == "max" ? "float('-inf')" : "float('inf')";
-    pass("acc", init, identity, what == "max" ? "maximum" : "minimum");
-    part = {reduce("acc", what)};
   } else if (what == "prod") {
     helpers_.insert("_mul");  // tl has no product reduction: tl.reduce with a combine function
     pass("acc", "1.0", identity, "product");
@@ -190,8 +216,9 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   }
 
   std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
-  // The results from (combined) partial statistics `p`, in kernel `kk`.
-  auto finish = [&](Kernel& kk, const std::vector<std::string>& p) -> std::vector<std::string> {
+  // The results of statistic `what` from its (combined) partial statistics `p`, in kernel `kk`.
+  auto finish_one = [&](Kernel& kk, const std::string& what,
+                        const std::vector<std::string>& p) -> std::vector<std::string> {
     if (what == "mean") return {kk.assign(p[0] + " / COLS")};
     if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
     if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
@@ -209,6 +236,14 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
       return {what == "std" ? kk.assign("tl.sqrt_rn(" + var + ")") : var};
     }
     return p;
+  };
+  // Every statistic's results: of a one-pass group, one partial each.
+  auto finish = [&](Kernel& kk, const std::vector<std::string>& p) {
+    if (whats.size() == 1) return finish_one(kk, what, p);
+    std::vector<std::string> results;
+    for (size_t i = 0; i < whats.size(); ++i)
+      results.push_back(finish_one(kk, whats[i], {p[i]})[0]);
+    return results;
   };
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
@@ -254,20 +289,27 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   c.line("parts = tl.arange(0, BLOCK_S)[None, :]");
   c.line("pm = row_mask & (parts < SPLIT)");
   std::vector<std::string> loaded;
+  // The partial statistic i is of whats[i] in a one-pass group, else of `what`'s recipe.
+  auto statistic = [&](size_t i) { return whats.size() > 1 ? whats[i] : what; };
+  auto kind = [&](size_t i) {
+    const std::string w = statistic(i);
+    return whats.size() == 1 ? recipe.partial[i] : w == "max" || w == "min" ? "m" : "s";
+  };
   for (size_t i = 0; i < partial_vars.size(); ++i) {
-    std::string other = recipe.partial[i] == "m"
-                            ? (what == "min" ? "float('inf')" : "float('-inf')")
-                        : integer ? "0"
-                                  : "0.0";
+    std::string other = kind(i) == "m" ? (statistic(i) == "min" ? "float('inf')" : "float('-inf')")
+                        : integer      ? "0"
+                                       : "0.0";
     loaded.push_back(c.assign("tl.load(" + c.pointer(partial_vars[i]) +
                               " + rows * SPLIT + parts, mask=pm, other=" + other + ")"));
   }
   auto sum = [&](const std::string& x) { return c.assign("tl.sum(" + x + ", axis=1)[:, None]"); };
   std::vector<std::string> combined;
-  if (recipe.partial == std::vector<std::string>{"s"}) {
-    combined = {sum(loaded[0])};
-  } else if (recipe.partial == std::vector<std::string>{"m"}) {
-    combined = {c.assign("tl." + what + "(" + loaded[0] + ", axis=1)[:, None]")};
+  if (whats.size() > 1 || (recipe.partial.size() == 1 && recipe.splittable)) {
+    // Sums add up; extrema take the extremum of the chunks'.
+    for (size_t i = 0; i < loaded.size(); ++i)
+      combined.push_back(
+          kind(i) == "s" ? sum(loaded[i])
+                         : c.assign("tl." + statistic(i) + "(" + loaded[i] + ", axis=1)[:, None]"));
   } else if (recipe.partial.size() == 2) {  // max and sum of exponentials
     std::string mx = c.assign("tl.max(" + loaded[0] + ", axis=1)[:, None]");
     std::string safe = c.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
@@ -285,9 +327,10 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   return vars;
 }
 
-void Lowering::lower_reduction(const Node& n) {
-  ValueId in = n.inputs[0];
-  int rank = g_.value(in).type.rank();
+namespace {
+
+// The dims a reduction node reduces, each in 0..rank-1.
+std::vector<int> reduced_dims(const Node& n, int rank) {
   std::vector<int> dims;
   const AttrSpec* dim_spec = n.schema().find_attr("dim");
   if (dim_spec && dim_spec->type == AttrType::Ints) {
@@ -297,30 +340,67 @@ void Lowering::lower_reduction(const Node& n) {
     int64_t d = attr_int(n.attrs, "dim");
     dims.push_back(static_cast<int>(d < 0 ? d + rank : d));
   }
-  std::string what;
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+// The statistics recipe of a reduction node ("sum", "argmax", ...).
+std::string recipe_name(const Graph& g, const Node& n) {
   switch (n.op) {
-    case Op::Sum: what = is_floating(g_.value(in).type.dtype) ? "sum" : "isum"; break;
-    case Op::Mean: what = "mean"; break;
+    case Op::Sum: return is_floating(g.value(n.inputs[0]).type.dtype) ? "sum" : "isum";
+    case Op::Mean: return "mean";
     case Op::Max:
-    case Op::Amax: what = "max"; break;
+    case Op::Amax: return "max";
     case Op::Min:
-    case Op::Amin: what = "min"; break;
-    case Op::Logsumexp: what = "logsumexp"; break;
-    case Op::Var: what = "var"; break;
-    case Op::Std: what = "std"; break;
-    case Op::Norm: what = "norm"; break;
-    case Op::Prod: what = "prod"; break;
-    case Op::Argmax: what = "argmax"; break;
-    case Op::Argmin: what = "argmin"; break;
+    case Op::Amin: return "min";
+    case Op::Logsumexp: return "logsumexp";
+    case Op::Var: return "var";
+    case Op::Std: return "std";
+    case Op::Norm: return "norm";
+    case Op::Prod: return "prod";
+    case Op::Argmax: return "argmax";
+    case Op::Argmin: return "argmin";
     default: throw IrError("codegen: no lowering for " + n.schema().name);
   }
+}
+
+}  // namespace
+
+// A reduction, and with it every later one-pass reduction of the same input over the same
+// dims into the same dtype (`x.mean(1)`, `x.amax(1)`, `x.sum(1)`): one kernel reads the input
+// once for all of them (horizontal fusion). Their turn in the walk then finds them done.
+void Lowering::lower_reduction(const Node& n) {
+  if (is_buffer(n.output)) return;  // computed with an earlier sibling
+  ValueId in = n.inputs[0];
+  int rank = g_.value(in).type.rank();
+  std::vector<int> dims = reduced_dims(n, rank);
+  std::string what = recipe_name(g_, n);
+  DType dtype = g_.value(n.output).type.dtype;
+  std::vector<const Node*> members = {&n};
+  std::vector<std::string> siblings;
+  if (one_pass(what)) {
+    for (const Node& m : g_.nodes()) {
+      const Op ops[] = {Op::Sum, Op::Mean, Op::Max, Op::Amax, Op::Min, Op::Amin, Op::Norm};
+      if (&m <= &n || std::find(std::begin(ops), std::end(ops), m.op) == std::end(ops) ||
+          m.inputs[0] != in || g_.value(m.output).type.dtype != dtype ||
+          !one_pass(recipe_name(g_, m)) || reduced_dims(m, rank) != dims)
+        continue;
+      members.push_back(&m);
+      siblings.push_back(recipe_name(g_, m));
+    }
+  }
   ReducePlan plan = plan_dims(in, dims);
-  std::vector<std::string> vars =
-      stats_kernel(what, in, plan, n, nullptr, g_.value(n.output).type.dtype);
-  // The statistic's buffer holds the rows in the output's order; view it in its shape.
-  std::string var = vars[0];
-  forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(n.output)) + ")");
-  buffers_[n.output] = {var, true};
+  size_t computed = computes_.size();
+  std::vector<std::string> vars = stats_kernel(what, in, plan, n, nullptr, dtype, siblings);
+  for (size_t i = computed; i < computes_.size(); ++i)  // the kernels' header lines
+    for (const Node* m : members)
+      computes_[i].second.insert(static_cast<int>(m - g_.nodes().data()));
+  // Each statistic's buffer holds the rows in its output's order; view it in its shape.
+  for (size_t i = 0; i < members.size(); ++i) {
+    const std::string& var = vars[i];
+    forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(members[i]->output)) + ")");
+    buffers_[members[i]->output] = {var, true};
+  }
 }
 
 // An adaptive pool to one element per map: its window is the whole map, at every input

@@ -60,6 +60,12 @@ class Lowering {
   int cost(ValueId v);
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;
+  // The dtype of the module's state entry `rel` ("running_var"); f32 when it is unknown.
+  DType state_dtype(const Node& n, const std::string& rel) const;
+  // A load of a state entry of that dtype, as kernels hold values: fp16 and bf16 in fp32.
+  std::string widened(DType dtype, const std::string& load) const {
+    return dtype == DType::F16 || dtype == DType::BF16 ? load + ".to(tl.float32)" : load;
+  }
   // Layout knob: 4-d and 5-d values that read a channels-last buffer are written channels-last
   // (those a convolution takes, or several kernels read), or else NCHW in tiles.
   bool channels_last() const { return options_.knobs.layout == "channels_last"; }
@@ -109,9 +115,13 @@ class Lowering {
   // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
   // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a
   // normalization, or a reduction's own output type (fp16 rounds once, from fp32, at the store).
+  // `siblings`: more one-pass statistics ("sum", "mean", "norm", "max", "min") of the same
+  // input and plan, computed in the same column loop (horizontal fusion: the input is read
+  // once); their results follow the first's, one each.
   std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
                                         const Node& n, const Element& element = nullptr,
-                                        DType result = DType::F32);
+                                        DType result = DType::F32,
+                                        const std::vector<std::string>& siblings = {});
   void lower_reduction(const Node& n);
   bool is_global_pool(const Node& n) const;
   void lower_global_pool(const Node& n);

@@ -150,6 +150,13 @@ std::string Lowering::param_var(const Node& n, const std::string& rel) {
   return var;
 }
 
+DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
+  for (const StateEntry& e : options_.state) {
+    if (e.key == n.module + "." + rel) return e.type.dtype;
+  }
+  return DType::F32;
+}
+
 // Does `v`'s expression read a channels-last buffer (a convolution's result, directly or
 // through elementwise and layout ops)?
 bool Lowering::reads_channels_last(ValueId v) {

@@ -50,9 +50,11 @@ std::string stats_rows_block() {
 }
 
 std::string gemm_blocks_line(const std::string& m, const std::string& n, const std::string& k,
-                             const std::string& batch, int itemsize) {
+                             const std::string& batch, int itemsize, int extra_a, int extra_b) {
+  std::string extra =
+      extra_a || extra_b ? ", " + std::to_string(extra_a) + ", " + std::to_string(extra_b) : "";
   return "BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS, STAGES = _gemm_blocks(" + m + ", " + n + ", " +
-         k + ", " + batch + ", " + std::to_string(itemsize) + ")";
+         k + ", " + batch + ", " + std::to_string(itemsize) + extra + ")";
 }
 
 // _gemm_blocks's warps count unless the knob fixes every launch's (warps_args).
@@ -110,17 +112,28 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "max(16, triton.next_power_of_2(keys)))\n"
            "    return block_m, block_n, block_d, block_dv\n";
   if (name == "_gemm_blocks")
-    return "def _gemm_blocks(m, n, k, batch, itemsize):\n"
+    return "def _gemm_blocks(m, n, k, batch, itemsize, extra_a=0, extra_b=0):\n"
            "    \"\"\"Tiles of a GEMM kernel: 128 x 128 (8 warps) when that gives the GPU enough "
            "programs, else\n    smaller, 16 at least (tl.dot's smallest); K steps of 32 fp32 or "
-           "64 fp16 elements.\"\"\"\n"
+           "64 fp16 elements. Triton keeps\n    each load of the K loop in shared memory once per "
+           "stage: extra loads (an operand that\n    is an expression) take stages away, then "
+           "halve the tile, until all fit 160 KB.\"\"\"\n"
            "    block_m = min(128, max(16, triton.next_power_of_2(m)))\n"
            "    block_n = min(128, max(16, triton.next_power_of_2(n)))\n"
            "    if batch * triton.cdiv(m, block_m) * triton.cdiv(n, block_n) < 128:\n"
            "        block_m, block_n = min(block_m, 64), min(block_n, 64)\n"
            "    block_k = min(64 if itemsize == 2 else 32, max(16, triton.next_power_of_2(k)))\n"
+           "    stages = 3 if itemsize == 4 else 4\n"
+           "    smem = lambda bm, bn, s: s * block_k * ((bm + bn) * itemsize + (extra_a * bm + "
+           "extra_b * bn) * 4)\n"
+           "    while stages > 1 and smem(block_m, block_n, stages) > 160 * 1024:\n"
+           "        stages -= 1\n"
+           "    while smem(block_m, block_n, stages) > 160 * 1024 and max(block_m, block_n) > 16:\n"
+           "        block_m, block_n = (block_m // 2, block_n) if block_m >= block_n else "
+           "(block_m, "
+           "block_n // 2)\n"
            "    warps = 8 if block_m * block_n >= 128 * 128 else 4\n"
-           "    return block_m, block_n, block_k, 8, warps, 3 if itemsize == 4 else 4\n";
+           "    return block_m, block_n, block_k, 8, warps, stages\n";
   throw std::logic_error("codegen: no launch helper " + name);
 }
 
@@ -166,6 +179,25 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   k.gemm = rng() % 2 ? "triton" : "library";
   k.layout = rng() % 2 ? "channels_last" : "nchw";
   return k;
+}
+
+std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base) {
+  auto halved_and_doubled = [](int v, int lo, int hi) {
+    std::vector<std::string> out;
+    if (v / 2 >= lo) out.push_back(std::to_string(v / 2));
+    if (v * 2 <= hi) out.push_back(std::to_string(v * 2));
+    return out;
+  };
+  std::vector<std::pair<std::string, std::string>> space = {
+      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"},
+      {"gemm", base.gemm == "triton" ? "library" : "triton"}};
+  for (const std::string& v : halved_and_doubled(base.pointwise_block, 64, 8192))
+    space.push_back({"pointwise_block", v});
+  for (const std::string& v : halved_and_doubled(base.tile_elements, 1024, 65536))
+    space.push_back({"tile_elements", v});
+  for (int warps : {4, 8})
+    if (warps != base.num_warps) space.push_back({"num_warps", std::to_string(warps)});
+  return space;
 }
 
 void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& value) {

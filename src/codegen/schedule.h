@@ -41,9 +41,12 @@ std::string stats_rows_block();
 
 // The forward's line that sets a GEMM's BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS and
 // STAGES for an m x n x k product over `batch` entries of `itemsize`-byte elements, and the
-// launch options that use them.
+// launch options that use them. `extra_a` and `extra_b`: the loads of the K loop beyond one
+// per operand (an operand that is an expression, a normalization fused into it), each of
+// which Triton keeps in shared memory once per stage.
 std::string gemm_blocks_line(const std::string& m, const std::string& n, const std::string& k,
-                             const std::string& batch, int itemsize);
+                             const std::string& batch, int itemsize, int extra_a = 0,
+                             int extra_b = 0);
 std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs);
 // The forward's line that sets the attention kernel's BLOCK_M, BLOCK_N, BLOCK_D, BLOCK_DV.
 std::string attention_blocks_line(const std::string& rows, const std::string& keys,

@@ -50,6 +50,19 @@ return %3
   EXPECT_EQ(count(s, "num_warps=WARPS, num_stages=STAGES)"), 1) << s;
 }
 
+// An operand that is an expression (x * s) loads two tensors in the K loop: the one beyond
+// the first goes to _gemm_blocks, which fits the pipeline's stages to shared memory.
+TEST(Gemm, ExpressionOperandCountsItsLoads) {
+  std::string s = compile(R"(input %x : f32[8,32]
+input %s : f32[8,32]
+%1 = mul(%x, %s)
+%2 = linear(%1) {module="fc", in_features=32, out_features=16}
+return %2
+)");
+  EXPECT_EQ(count(s, "@triton.jit"), 1) << s;
+  EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 4, 1, 0)"), 1) << s;
+}
+
 TEST(Gemm, LibraryKnobKeepsCublas) {
   std::string s = compile(R"(input %x : f32[8,32]
 %1 = linear(%x) {module="fc", in_features=32, out_features=16}

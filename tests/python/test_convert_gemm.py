@@ -82,3 +82,22 @@ def test_every_gemm_solution_passes_the_verifier(solutions):
     assert not failed, "\n".join(f"  {k}: {v}" for k, v in sorted(failed.items()))
     strict = [v["mode"]["strict"] for (_, gemm), v in zip(keys, verdicts) if gemm == "triton"]
     assert strict and all(strict)
+
+
+def test_gemm_blocks_fit_shared_memory(solutions):
+    """_gemm_blocks (the solutions' tile choice): plain GEMMs keep 128 x 128 tiles and their
+    3 (fp32) or 4 (fp16) stages; with extra loads in the K loop, what Triton keeps in shared
+    memory (every load, once per stage) stays within 160 KB."""
+    sol = next(s for (_, gemm), (_, s) in solutions.items() if gemm == "triton")
+    start = sol.index("def _gemm_blocks(")
+    scope = {}
+    exec("import triton\n" + sol[start:sol.index("\n\n\n", start)], scope)
+    blocks = scope["_gemm_blocks"]
+    assert blocks(4096, 4096, 4096, 1, 4)[:3] + blocks(4096, 4096, 4096, 1, 4)[5:] == (128, 128, 32, 3)
+    assert blocks(4096, 4096, 4096, 1, 2)[5] == 4
+    for itemsize in (2, 4):
+        for extra_a in range(0, 12):
+            for extra_b in range(0, 4):
+                bm, bn, bk, _, _, stages = blocks(8192, 384, 96, 1, itemsize, extra_a, extra_b)
+                smem = stages * bk * ((bm + bn) * itemsize + (extra_a * bm + extra_b * bn) * 4)
+                assert smem <= 160 * 1024 and stages >= 1 and min(bm, bn) >= 16

@@ -21,10 +21,17 @@ OP_CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "ir", "op_cases", "*.ir"
 # (loads widened to fp32, stores rounded, accumulation in fp32).
 CPU_CASES = ["abs", "add", "exp", "gelu", "sigmoid", "tanh", "softplus", "mish", "softmax",
              "log_softmax", "logsumexp", "layer_norm", "rms_norm", "group_norm", "sum", "mean",
-             "amax", "var", "linear", "where", "full", "cast_mask"]
+             "amax", "var", "linear", "where", "full", "cast_mask", "batch_norm1d"]
 DTYPES = ["f16", "bf16"] if DEVICE == "cuda" else ["f16"]
 # Cases known to be rejected at a precision, with why; each must still be rejected.
-KNOWN_REJECTED = {}
+KNOWN_REJECTED = {
+    # Seen on the H200 machine (torch 2.11): its export gives a half-precision LSTM's final
+    # states the shape [layers * directions, 1, batch, hidden]; torch 2.13 (CI) gives
+    # [layers * directions, batch, hidden], as fp32 does on both. The static export now traces
+    # recurrent layers by their shape rule too, which may clear it (not yet run on the H200).
+    "lstm.f16": "import: the final cell state's traced shape has an extra dim (torch 2.11)",
+    "lstm.bf16": "import: the final cell state's traced shape has an extra dim (torch 2.11)",
+}
 
 
 def cases():
@@ -117,5 +124,5 @@ def test_every_half_case_passes_the_verifier(compiled):
     unexpected = {k: v for k, v in failed.items() if k not in KNOWN_REJECTED}
     assert not unexpected, f"{len(unexpected)} of {len(compiled)} rejected:\n" + "\n".join(
         f"  {k}: {v}" for k, v in sorted(unexpected.items()))
-    stale = sorted(set(KNOWN_REJECTED) - set(failed))
+    stale = sorted(set(KNOWN_REJECTED) & set(compiled) - set(failed))
     assert not stale, f"now passing, remove from KNOWN_REJECTED: {stale}"
