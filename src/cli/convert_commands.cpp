@@ -193,6 +193,21 @@ Judging judging_of(const ConvertArgs& a) {
   return j;
 }
 
+// The verdicts of `candidates` of one task, judged as convert asks (device, eval mode), in
+// one pool.
+std::vector<json> judge_candidates(const std::string& task,
+                                   const std::vector<std::string>& candidates, const ConvertArgs& a,
+                                   const Judging& judging, const std::string& cache) {
+  std::vector<VerifyRequest> requests(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    requests[i].task = task;
+    requests[i].candidate = candidates[i];
+    requests[i].options.device = judging.device;
+    requests[i].options.eval_mode = a.eval_mode;
+  }
+  return verify_many(requests, cache, a.timeout, judging.gpus);
+}
+
 // A sampling policy (`--policy model:CKPT` or `endpoint:URL`): SAMPLES answers (python -m
 // drtriton.policy), all verified in one pool; the fastest accepted one is the solution.
 void run_sampling_policy(const ConvertArgs& a, const Judging& judging) {
@@ -214,14 +229,7 @@ void run_sampling_policy(const ConvertArgs& a, const Judging& judging) {
            << "in Triton's interpreter)\n";
     return;
   }
-  std::vector<VerifyRequest> requests(sources.size());
-  for (size_t i = 0; i < sources.size(); ++i) {
-    requests[i].task = task;
-    requests[i].candidate = sources[i];
-    requests[i].options.device = judging.device;
-    requests[i].options.eval_mode = a.eval_mode;
-  }
-  std::vector<json> verdicts = verify_many(requests, a.cache, a.timeout, judging.gpus);
+  std::vector<json> verdicts = judge_candidates(task, sources, a, judging, a.cache);
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].value("passed", false)) {
       info() << "  sample " << i + 1 << ": rejected at "
@@ -300,35 +308,31 @@ void run_tuned_convert(const ConvertArgs& a, const Judging& judging, const Graph
     throw CliError(a.program + ": --tune needs the program's source (.py), not a traced graph");
   }
   struct Tried {
-    std::string label;  // "as given", "layout=channels_last", ...
-    CodegenKnobs knobs;
+    std::string label;        // "as given", "layout=channels_last", ...
+    std::string knob, value;  // the one knob changed (none: as given, or the winners together)
     std::string source;
     json verdict;
   };
   std::vector<Tried> tried;
   std::set<std::string> seen;  // settings that give the same text are judged once
-  auto add = [&](const std::string& label, const CodegenKnobs& knobs) {
+  auto add = [&](const std::string& label, const CodegenKnobs& knobs, const std::string& knob = "",
+                 const std::string& value = "") {
     options.knobs = knobs;
     std::string source = generate_solution(graph, options).source;
-    if (seen.insert(source).second) tried.push_back({label, knobs, source, json()});
+    if (seen.insert(source).second) tried.push_back({label, knob, value, source, json()});
   };
   add("as given", a.knobs);
   for (const auto& [name, value] : tuning_space(a.knobs)) {
     CodegenKnobs k = a.knobs;
     set_knob(k, name, value);
-    add(name + "=" + value, k);
+    add(name + "=" + value, k, name, value);
   }
   const std::string task = read_file(a.program);
   const std::string cache = a.cache.empty() ? default_tuning_cache() : a.cache;
   auto judge = [&](size_t from) {
-    std::vector<VerifyRequest> requests(tried.size() - from);
-    for (size_t i = from; i < tried.size(); ++i) {
-      requests[i - from].task = task;
-      requests[i - from].candidate = tried[i].source;
-      requests[i - from].options.device = judging.device;
-      requests[i - from].options.eval_mode = a.eval_mode;
-    }
-    std::vector<json> verdicts = verify_many(requests, cache, a.timeout, judging.gpus);
+    std::vector<std::string> sources;
+    for (size_t i = from; i < tried.size(); ++i) sources.push_back(tried[i].source);
+    std::vector<json> verdicts = judge_candidates(task, sources, a, judging, cache);
     for (size_t i = from; i < tried.size(); ++i) tried[i].verdict = verdicts[i - from];
   };
   judge(0);
@@ -339,11 +343,10 @@ void run_tuned_convert(const ConvertArgs& a, const Judging& judging, const Graph
   };
   std::map<std::string, std::pair<double, std::string>> best_value;  // knob -> (ms, value)
   for (size_t i = 1; i < tried.size(); ++i) {
-    size_t eq = tried[i].label.find('=');
-    std::string knob = tried[i].label.substr(0, eq), value = tried[i].label.substr(eq + 1);
+    const std::string& knob = tried[i].knob;
     if (ms(tried[i]) < ms(tried[0]) &&
         (!best_value.count(knob) || ms(tried[i]) < best_value[knob].first))
-      best_value[knob] = {ms(tried[i]), value};
+      best_value[knob] = {ms(tried[i]), tried[i].value};
   }
   if (best_value.size() >= 2) {
     CodegenKnobs together = a.knobs;
