@@ -18,6 +18,14 @@
 #   here:  the warm-up checkpoint (a save_pretrained directory) in .data/
 #   there: CKPT=.data/ckpt_v4/ckpt SEEDS="0 1" EVAL=0 bash scripts/gpu_rl.sh  (carry .deps, .data/ckpt_v4)
 #          then at once: CKPT=.data/ckpt_v4/ckpt SEEDS="0 1" RESUME=1 bash scripts/gpu_rl.sh
+# A budget longer than a session: LORA_R=16 trains LoRA adapters on the frozen warm-up, so a
+# run's whole state is a few MB. $OUT then also gets rl_state.tar.gz.part* (every run folder,
+# weights and optimizer included); unpacked here into .data/rl_state and carried with the
+# warm-up (a bf16 copy, `python -m drtriton.learn.model SRC DST`, fits the carry limit), it
+# resumes on any later machine:
+#   here:  cat rl_state.tar.gz.part* | tar -xz -C .data/rl_state
+#   there: CKPT=... LORA_R=16 RESUME=1 RUNS_FROM=.data/rl_state bash scripts/gpu_rl.sh
+#          (carry .deps, the checkpoint and .data/rl_state)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
@@ -42,6 +50,7 @@ EVAL_PROGRAMS=${EVAL_PROGRAMS:-12}
 SAMPLES=${SAMPLES:-4}
 KV_CACHE=${KV_CACHE:-dynamic}  # static measured 1.06x (sft_h200.md): not worth compiling
 KL_DELTA=${KL_DELTA:-0.005}    # the KL allowed free: DRPO's policy broke at 0.012
+LORA_R=${LORA_R:-0}            # 0: every weight trains
 # 1,536 cut 24 of drpo_s0's 192 level-2 samples short (rl_h200.md, third session)
 MAX_NEW_TOKENS=${MAX_NEW_TOKENS:-2048}
 runs=""
@@ -51,6 +60,9 @@ WORKERS=${WORKERS:-$(( 14 / n_runs > 1 ? 14 / n_runs : 1 ))}  # 16 cores for all
 WORK=/tmp/drtriton-rl
 if [ "${RESUME:-0}" = 1 ]; then
   for run in $runs; do
+    if [ ! -d "$WORK/$run" ] && [ -d "${RUNS_FROM:-/nonexistent}/$run" ]; then
+      mkdir -p "$WORK" && cp -r "$RUNS_FROM/$run" "$WORK/"
+    fi
     [ -f "$WORK/$run/rl_config.json" ] || {
       echo "RESUME=1: no run $run in $WORK (the machine was given back between calls)"; exit 1; }
   done
@@ -71,10 +83,11 @@ if [ "$RL_MINUTES" != 0 ]; then
         --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" --size "$RL_SIZE"
         --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens "$MAX_NEW_TOKENS" --temperature 1.0
         --eval_every 6 --eval_programs 16 --max_steps 100000 --seed "$seed"
-        --kv_cache "$KV_CACHE")
+        --kv_cache "$KV_CACHE" --lora_r "$LORA_R")
     fi
+    # a LoRA run's state is a few MB: saved after every step, a run cut short loses one step
     python3 -m drtriton.learn.rl "${args[@]}" --max_minutes "$RL_MINUTES" --workers "$WORKERS" \
-      --binary build/drtriton >> "$WORK/$run/rl.log" 2>&1 &
+      --binary build/drtriton $([ "$LORA_R" = 0 ] || echo --save_every 1) >> "$WORK/$run/rl.log" 2>&1 &
   done
 fi
 # the held-out suites meanwhile (CPU only)
@@ -90,13 +103,22 @@ for d in (1, 2):
         f.writelines(json.dumps(r) + "\n" for r in rows if r["difficulty"] == d)
 PY
 fi
-wait
+# The runs stop themselves before RL_MINUTES end; should one not, it is stopped while the
+# call still has time to send its state back (CALL_S: the call's time limit).
+while [ -n "$(jobs -rp)" ] && [ $(( $(date +%s) - START_S )) -lt $(( ${CALL_S:-580} - 45 )) ]; do
+  sleep 5
+done
+[ -z "$(jobs -rp)" ] || { echo "stopping runs still going at $(( $(date +%s) - START_S )) s"; kill $(jobs -rp); wait; }
 for run in $runs; do
   echo "-- $run"; grep "^rl: " "$WORK/$run/rl.log" | tail -3
 done
 (cd "$WORK" && tar -czf "$OUT/rl_runs.tar.gz" $(for run in $runs; do
   for f in metrics.jsonl samples.jsonl metrics.png rl_config.json rl.log; do
     [ -f "$run/$f" ] && echo "$run/$f"; done; done))
+if [ "$LORA_R" != 0 ]; then  # the runs' whole state, to resume on a later machine
+  tar -czf "$WORK/rl_state.tar.gz" -C "$WORK" $runs && split -b 15M -d "$WORK/rl_state.tar.gz" "$OUT/rl_state.tar.gz.part"
+  ls -la "$OUT"/rl_state.tar.gz.part*
+fi
 [ "${EVAL:-1}" = 1 ] || exit 0
 
 names=$runs; [ "${EVAL_WARMUP:-1}" = 0 ] || names="warmup $names"

@@ -85,7 +85,9 @@ class PoolJudge {
             const std::string& worker_command = "", const std::string& sandbox = "auto");
   ~PoolJudge();
   // Starts the workers now rather than at the first batch: for a caller that times its
-  // batches (the search's budget), so that they do not count the workers' start.
+  // batches (the search's budget), so that they do not count the workers' start. Returns
+  // once one worker is ready (the others join as they come up), so a batch answered from the
+  // cache waits for one worker's start, not for all of them.
   void start();
   // The verdicts of `requests` (one device kind, not empty), in order.
   std::vector<nlohmann::json> operator()(const std::vector<VerifyRequest>& requests);

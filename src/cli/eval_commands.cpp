@@ -350,6 +350,7 @@ PoolJudge::PoolJudge(std::vector<std::string> devices, std::string cache_path, d
                      const std::string& worker_command, const std::string& sandbox)
     : config_(worker_config(worker_command, sandbox)), cache_path_(std::move(cache_path)) {
   config_.devices = std::move(devices);
+  config_.wait_for_every_start = false;  // a warm cache needs one worker's identity only
   config_.run_timeout_s = timeout_s;
   config_.compile_timeout_s = std::min(config_.compile_timeout_s, timeout_s);
 }

@@ -143,7 +143,9 @@ WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
   for (size_t i = 0; i < slots_.size(); ++i) threads_.emplace_back([this, i] { run_slot(i); });
 
   std::unique_lock lock(mutex_);
-  started_.wait(lock, [&] { return first_starts_done_ == slots_.size(); });
+  started_.wait(lock, [&] {
+    return first_starts_done_ == slots_.size() || (have_identity_ && !config_.wait_for_every_start);
+  });
   if (!have_identity_) {
     std::string why = slots_[0]->start_error;
     lock.unlock();

@@ -38,6 +38,10 @@ struct PoolConfig {
   // kAuto: sandbox the workers when this machine allows it, else a warning on stderr and
   // every verdict flagged "unsandboxed"; kOn: refuse to start without it.
   SandboxMode sandbox = SandboxMode::kAuto;
+  // true: the pool's constructor returns once every worker is up (or failed); false: once one
+  // is ready, the others joining as they come up. A caller that may find every verdict in
+  // its cache needs only one worker's identity, not eight workers' start.
+  bool wait_for_every_start = true;
 };
 
 // What a worker said about itself in its ready line; part of every cache key.
@@ -67,8 +71,9 @@ struct PoolStats {
 
 class WorkerPool {
  public:
-  // Starts every worker and waits until each is ready or failed. Throws std::runtime_error
-  // (with the end of the worker's log) when not one worker came up.
+  // Starts every worker and waits until each is ready or failed (or, unless
+  // config.wait_for_every_start, until one is ready). Throws std::runtime_error (with the end
+  // of the worker's log) when not one worker came up.
   explicit WorkerPool(PoolConfig config);
   // Stops: queued and running jobs are answered with a "service_stopping" verdict.
   ~WorkerPool();

@@ -18,7 +18,8 @@ load is running). The candidate's text picks the behaviour through a marker `FAK
                             forging one), then passes
   junk_after_verdict        passes, then writes a stray line (something left behind writing
                             between requests)
-The environment variable FAKE_WORKER_START=fail makes the worker exit before its ready line.
+The environment variable FAKE_WORKER_START=fail makes the worker exit before its ready line;
+FAKE_WORKER_SLOW_DEVICE=D makes the worker of device D wait 30 s before it.
 Every line after the ready line carries HMAC-SHA256(request key, json), as the real worker's.
 """
 import argparse
@@ -78,6 +79,8 @@ def main():
     if os.environ.get("FAKE_WORKER_START") == "fail":
         print("fake worker: told to fail at start", file=sys.stderr)
         sys.exit(4)
+    if os.environ.get("FAKE_WORKER_SLOW_DEVICE") == args.device:
+        time.sleep(30)  # a worker slow to start (importing torch, initializing CUDA)
     device = "fake-" + args.device
     print("fake worker: some banner on stdout that is not protocol")
     send({"ready": True, "device": device, "versions": {"fake_worker": "1"}})

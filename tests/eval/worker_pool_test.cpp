@@ -164,6 +164,20 @@ TEST(WorkerPool, AWorkerThatNeverStartsIsAnError) {
   }
 }
 
+TEST(WorkerPool, NeedNotWaitForEveryWorkersStart) {
+  PoolConfig config = fake_config(2, "onestart");
+  config.devices = {"cpu", "cpu:slow"};
+  config.env["FAKE_WORKER_SLOW_DEVICE"] = "cpu:slow";  // 30 s before its ready line
+  config.wait_for_every_start = false;
+  auto start = std::chrono::steady_clock::now();
+  {
+    WorkerPool pool(config);
+    EXPECT_EQ(pool.identity().device, "fake-cpu");
+    EXPECT_EQ(run(pool, "FAKE:pass")["passed"], true);  // served by the worker that is up
+  }                                                     // stopped while the other still starts
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
 TEST(WorkerPool, StopAnswersRunningAndQueuedJobs) {
   WorkerPool pool(fake_config(1, "stop"));
   std::vector<std::future<json>> futures;

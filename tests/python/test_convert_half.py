@@ -23,15 +23,10 @@ CPU_CASES = ["abs", "add", "exp", "gelu", "sigmoid", "tanh", "softplus", "mish",
              "log_softmax", "logsumexp", "layer_norm", "rms_norm", "group_norm", "sum", "mean",
              "amax", "var", "linear", "where", "full", "cast_mask", "batch_norm1d"]
 DTYPES = ["f16", "bf16"] if DEVICE == "cuda" else ["f16"]
-# Cases known to be rejected at a precision, with why; each must still be rejected.
-KNOWN_REJECTED = {
-    # Seen on the H200 machine (torch 2.11): its export gives a half-precision LSTM's final
-    # states the shape [layers * directions, 1, batch, hidden]; torch 2.13 (CI) gives
-    # [layers * directions, batch, hidden], as fp32 does on both. The static export now traces
-    # recurrent layers by their shape rule too, which may clear it (not yet run on the H200).
-    "lstm.f16": "import: the final cell state's traced shape has an extra dim (torch 2.11)",
-    "lstm.bf16": "import: the final cell state's traced shape has an extra dim (torch 2.11)",
-}
+# Cases known to be rejected at a precision, with why; each must still be rejected. (The
+# LSTM's half-precision final states, once traced with an extra dim by torch 2.11, pass
+# there since the static export traces recurrent layers by their shape rule.)
+KNOWN_REJECTED: dict[str, str] = {}
 
 
 def cases():

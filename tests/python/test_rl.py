@@ -12,7 +12,7 @@ import torch
 pytest.importorskip("transformers")
 from safetensors.torch import load_file  # noqa: E402
 
-from drtriton.learn import rl, sft  # noqa: E402
+from drtriton.learn import model as model_lib, rl, sft  # noqa: E402
 from drtriton.service_client import Service, judge_once  # noqa: E402
 from drtriton.learn.prompt import format_answer  # noqa: E402
 from test_learn import BIN, WRONG_CANDIDATE, pairs, pairs_file, trained  # noqa: E402,F401
@@ -107,6 +107,34 @@ def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
     assert result["step"] == 3
     assert [r["step"] for r in records(out) if "loss" in r] == [1, 2, 3]
     assert [s["step"] for s in records(out, rl.SAMPLES_FILE)] == [1, 1, 2, 2, 3, 3]
+
+
+def test_lora_run_keeps_adapters_only_and_resumes_exactly(trained, tmp_path):  # noqa: F811
+    """A LoRA run's checkpoint is its adapters (the warm-up stays where it is), and a run
+    stopped after one step and resumed ends where a run of two steps straight ends. At 24
+    tokens no answer closes its code block, so no verdict carries a (noisy) timing."""
+    config = dict(model=trained, algo="drpo", levels="1", group=2, prompts=1,
+                  max_new_tokens=24, eval_every=100, lr=1e-2, kl_delta=0.0, binary=BIN,
+                  seed=1, lora_r=4)
+    straight, split = str(tmp_path / "straight"), str(tmp_path / "split")
+    rl.train(rl.Config(**config, out=straight, max_steps=2))
+    rl.train(rl.Config(**config, out=split, max_steps=1))
+    assert rl.train(rl.Config(**config, out=split, max_steps=2), resume=True)["step"] == 2
+    assert not os.path.exists(os.path.join(split, "model.safetensors"))
+    after = [load_file(os.path.join(out, "adapter_model.safetensors")) for out in (straight, split)]
+    assert after[0].keys() == after[1].keys() and len(after[0]) > 0
+    assert all(torch.equal(after[0][k], after[1][k]) for k in after[0])
+    # LoRA's B starts at zero: the adapters moved, so the policy did
+    assert any(k.endswith("lora_B.weight") and after[0][k].abs().sum() > 0 for k in after[0])
+    assert [r["step"] for r in records(split) if "loss" in r] == [1, 2]
+    # the sampler folds the adapters into a copy; the policy it was made from keeps them
+    policy, _ = model_lib.load(split, base=trained)
+    folded = model_lib.merged(policy)
+    assert hasattr(policy, "merge_and_unload") and not hasattr(folded, "merge_and_unload")
+    ids = torch.tensor([[1, 5, 9, 13]])
+    with torch.no_grad():
+        assert torch.allclose(policy(input_ids=ids).logits, folded(input_ids=ids).logits,
+                              atol=1e-5)
 
 
 RELU_PROGRAM = '''import torch

@@ -12,6 +12,7 @@ fp32), so a run resumes bit-exactly from the same files and CPU inference needs 
 bf16 would allow twice the parameters but make the checkpoint a lossy copy.
 """
 
+import copy
 import os
 
 import torch
@@ -37,12 +38,13 @@ def build_small(tokenizer, preset: str = "small", **overrides) -> LlamaForCausal
 
 
 def load(model_arg: str, tokenizer=None, lora_r: int = 0, lora_alpha: int = 16,
-         dtype=torch.float32, **overrides):
+         dtype=torch.float32, base: str = "", **overrides):
     """(model, tokenizer) for a preset name (`tokenizer` required; `overrides` go to
     build_small) or a directory.
 
-    A directory holding LoRA adapters (adapter_config.json) loads them on their base model,
-    trainable; otherwise `lora_r > 0` puts fresh adapters on every linear layer.
+    A directory holding LoRA adapters (adapter_config.json) loads them, trainable, on `base`
+    (a directory) or else on the base model their config names; otherwise `lora_r > 0` puts
+    fresh adapters on every linear layer.
     """
     if model_arg in PRESETS:
         if tokenizer is None:
@@ -54,8 +56,11 @@ def load(model_arg: str, tokenizer=None, lora_r: int = 0, lora_alpha: int = 16,
     tokenizer = tokenizer or AutoTokenizer.from_pretrained(model_arg)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    if os.path.exists(os.path.join(model_arg, "adapter_config.json")):
-        from peft import AutoPeftModelForCausalLM
+    if is_adapter(model_arg):
+        from peft import AutoPeftModelForCausalLM, PeftModel
+        if base:
+            return PeftModel.from_pretrained(load(base, tokenizer, dtype=dtype)[0], model_arg,
+                                             is_trainable=True), tokenizer
         return AutoPeftModelForCausalLM.from_pretrained(model_arg, is_trainable=True,
                                                         dtype=dtype), tokenizer
     model = AutoModelForCausalLM.from_pretrained(model_arg, dtype=dtype)
@@ -65,3 +70,36 @@ def load(model_arg: str, tokenizer=None, lora_r: int = 0, lora_alpha: int = 16,
                                                  target_modules="all-linear",
                                                  task_type="CAUSAL_LM"))
     return model, tokenizer
+
+
+def is_adapter(directory: str) -> bool:
+    """Whether a checkpoint directory holds LoRA adapters rather than a whole model."""
+    return os.path.exists(os.path.join(directory, "adapter_config.json"))
+
+
+def merged(model):
+    """A plain model that computes what `model` does: a copy with its LoRA adapters folded
+    into the weights (one matrix per layer instead of three: decoding is bound by GPU
+    launches per token), or `model` itself when it has none. `model` is left as it was."""
+    if not hasattr(model, "merge_and_unload"):
+        return model
+    return copy.deepcopy(model).merge_and_unload()
+
+
+def save_bf16(src: str, dst: str):
+    """A copy of checkpoint `src` with its weights in bf16: half the bytes to carry to another
+    machine. Loading it in fp32 (as load() does) gives exactly the bf16 values, so a run that
+    starts from the copy starts from one fixed model."""
+    model = AutoModelForCausalLM.from_pretrained(src, dtype=torch.bfloat16)
+    model.save_pretrained(dst)
+    AutoTokenizer.from_pretrained(src).save_pretrained(dst)
+
+
+if __name__ == "__main__":
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m drtriton.learn.model",
+                                     description="Writes a bf16 copy of a checkpoint.")
+    parser.add_argument("src", help="a save_pretrained directory")
+    parser.add_argument("dst", help="the directory of the copy")
+    args = parser.parse_args()
+    save_bf16(args.src, args.dst)

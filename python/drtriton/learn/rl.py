@@ -15,9 +15,10 @@ greedy pass rate on a fixed development set of the level (its own seed, not the 
 suites) decides the curriculum: at `promote_at` or above, the next level; at the last level,
 `patience` evaluations without a gain stop the run.
 
-RUN holds the policy (save_pretrained), trainer_state.pt (optimizer, step, level, RNG
-states), rl_config.json, metrics.jsonl, metrics.png and samples.jsonl (every judged
-completion of the main process with its verdict); --resume continues from it.
+RUN holds the policy (save_pretrained: the whole model, or with --lora_r its adapters only),
+trainer_state.pt (optimizer, step, level, RNG states), rl_config.json, metrics.jsonl,
+metrics.png and samples.jsonl (every judged completion of the main process with its
+verdict); --resume continues from it.
 """
 
 import json
@@ -91,6 +92,10 @@ class Config:
     save_every: int = option(50, "steps between checkpoints (and one at the end)")
     seed: int = option(0, "sampling and program seeds")
     bf16: bool = option(True, "bf16 autocast on CUDA")
+    lora_r: int = option(0, "LoRA rank: train adapters on the frozen warm-up instead of every "
+                            "weight; the run's checkpoint is then a few MB, small enough to "
+                            "carry between machines. 0: train every weight")
+    lora_alpha: int = option(32, "LoRA scale")
 
 
 class Verifier:
@@ -247,8 +252,12 @@ class Trainer:
             raise SystemExit(f"{cfg.out}: no checkpoint to resume")
         if not resume and os.path.exists(state_path):
             raise SystemExit(f"{cfg.out}: holds a run already (--resume continues it)")
+        torch.manual_seed(cfg.seed)  # fresh LoRA adapters are drawn at random: one draw per seed
         try:
-            policy, self.tokenizer = model_lib.load(cfg.out if resume else cfg.model)
+            # a LoRA run resumes its adapters on --model, wherever the run was started
+            policy, self.tokenizer = model_lib.load(
+                cfg.out if resume else cfg.model, lora_r=cfg.lora_r, lora_alpha=cfg.lora_alpha,
+                base=cfg.model if resume and cfg.lora_r else "")
             self.reference = model_lib.load(cfg.model)[0].to(self.env.device).eval()
         except (ValueError, OSError) as e:
             raise SystemExit(f"--model {cfg.model}: {e}")
@@ -299,7 +308,7 @@ class Trainer:
             do_sample=True, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
             num_return_sequences=n)
         with self.autocast():
-            ids = self.policy.generate(**batch, max_new_tokens=self.cfg.max_new_tokens,
+            ids = model_lib.merged(self.policy).generate(**batch, max_new_tokens=self.cfg.max_new_tokens,
                                        pad_token_id=self.tokenizer.pad_token_id,
                                        eos_token_id=self.tokenizer.eos_token_id,
                                        **cache_options(self.cfg.kv_cache), **sampling)
@@ -448,7 +457,9 @@ class Trainer:
 
     def run(self) -> dict:
         cfg, start, stopped = self.cfg, time.time(), "max_steps"
+        longest = 0.0  # the longest step so far, its evaluation included
         while self.step < cfg.max_steps:
+            step_start = time.time()
             record = self.train_step()
             self.log(record)
             if self.step % cfg.eval_every == 0 or self.step == cfg.max_steps:
@@ -458,8 +469,11 @@ class Trainer:
                 why = self.curriculum(dev)
                 if why:
                     stopped = why
+            # a step is never started that would end past the budget, were it as long as
+            # the longest so far (steps of one run differ by a factor of four)
+            longest = max(longest, time.time() - step_start)
             out_of_time = cfg.max_minutes > 0 and self.env.sum(
-                float(time.time() - start >= cfg.max_minutes * 60)) > 0
+                float(time.time() - start + longest >= cfg.max_minutes * 60)) > 0
             if out_of_time:
                 stopped = "max_minutes"
             if self.step % cfg.save_every == 0 or stopped != "max_steps" or \

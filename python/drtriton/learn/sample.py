@@ -6,6 +6,7 @@ command line is the policies' one: python -m drtriton.policy --policy model:CKPT
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from . import model as model_lib
 from .prompt import build_prompt
 
 
@@ -40,7 +41,10 @@ class ModelPolicy:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         # bf16 halves the KV cache and the weight reads on a GPU; a CPU keeps fp32
         dtype = dtype or (torch.bfloat16 if self.device.type == "cuda" else torch.float32)
-        self.model = AutoModelForCausalLM.from_pretrained(ckpt_dir, dtype=dtype)
+        if model_lib.is_adapter(ckpt_dir):  # folded in fp32 before the cast: one rounding
+            self.model = model_lib.merged(model_lib.load(ckpt_dir)[0]).to(dtype)
+        else:
+            self.model = AutoModelForCausalLM.from_pretrained(ckpt_dir, dtype=dtype)
         self.model.to(self.device).eval()
 
     def close(self):
