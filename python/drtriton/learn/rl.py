@@ -457,7 +457,10 @@ class Trainer:
 
     def run(self) -> dict:
         cfg, start, stopped = self.cfg, time.time(), "max_steps"
-        longest = 0.0  # the longest step so far, its evaluation included
+        # A step is never started that would end past the budget, were it as long as the
+        # longest so far (evaluation included). The process's first step does not count: it
+        # also warms the GPU up (120 s, where later steps took 30 to 70 s).
+        longest, first = 0.0, True
         while self.step < cfg.max_steps:
             step_start = time.time()
             record = self.train_step()
@@ -469,9 +472,9 @@ class Trainer:
                 why = self.curriculum(dev)
                 if why:
                     stopped = why
-            # a step is never started that would end past the budget, were it as long as
-            # the longest so far (steps of one run differ by a factor of four)
-            longest = max(longest, time.time() - step_start)
+            if not first:
+                longest = max(longest, time.time() - step_start)
+            first = False
             out_of_time = cfg.max_minutes > 0 and self.env.sum(
                 float(time.time() - start + longest >= cfg.max_minutes * 60)) > 0
             if out_of_time:
