@@ -19,10 +19,11 @@
 #   there: CKPT=.data/ckpt_v4/ckpt SEEDS="0 1" EVAL=0 bash scripts/gpu_rl.sh  (carry .deps, .data/ckpt_v4)
 #          then at once: CKPT=.data/ckpt_v4/ckpt SEEDS="0 1" RESUME=1 bash scripts/gpu_rl.sh
 # A budget longer than a session: LORA_R=16 trains LoRA adapters on the frozen warm-up, so a
-# run's whole state is a few MB. $OUT then also gets rl_state.tar.gz.part* (every run folder,
-# weights and optimizer included); unpacked here into .data/rl_state and carried with the
-# warm-up (a bf16 copy, `python -m drtriton.learn.model SRC DST`, fits the carry limit), it
-# resumes on any later machine:
+# run's state is a few MB. $OUT then also gets rl_state.tar.gz.part*: every run folder with
+# its adapters and optimizer, but not samples.jsonl (a resumed run starts a new one; each
+# call's samples are in its rl_runs.tar.gz). Unpacked here into .data/rl_state and carried
+# with the warm-up (a bf16 copy, `python -m drtriton.learn.model SRC DST`, fits the carry
+# limit), the runs resume on any later machine:
 #   here:  cat rl_state.tar.gz.part* | tar -xz -C .data/rl_state
 #   there: CKPT=... LORA_R=16 RESUME=1 RUNS_FROM=.data/rl_state bash scripts/gpu_rl.sh
 #          (carry .deps, the checkpoint and .data/rl_state)
@@ -115,8 +116,9 @@ done
 (cd "$WORK" && tar -czf "$OUT/rl_runs.tar.gz" $(for run in $runs; do
   for f in metrics.jsonl samples.jsonl metrics.png rl_config.json rl.log; do
     [ -f "$run/$f" ] && echo "$run/$f"; done; done))
-if [ "$LORA_R" != 0 ]; then  # the runs' whole state, to resume on a later machine
-  tar -czf "$WORK/rl_state.tar.gz" -C "$WORK" $runs && split -b 15M -d "$WORK/rl_state.tar.gz" "$OUT/rl_state.tar.gz.part"
+if [ "$LORA_R" != 0 ]; then  # the runs' state, to resume on a later machine
+  # without samples.jsonl (about 300 KB a step; each call's are in rl_runs.tar.gz)
+  tar -czf "$WORK/rl_state.tar.gz" --exclude samples.jsonl -C "$WORK" $runs && split -b 15M -d "$WORK/rl_state.tar.gz" "$OUT/rl_state.tar.gz.part"
   ls -la "$OUT"/rl_state.tar.gz.part*
 fi
 [ "${EVAL:-1}" = 1 ] || exit 0

@@ -119,7 +119,9 @@ def test_lora_run_keeps_adapters_only_and_resumes_exactly(trained, tmp_path):  #
     straight, split = str(tmp_path / "straight"), str(tmp_path / "split")
     rl.train(rl.Config(**config, out=straight, max_steps=2))
     rl.train(rl.Config(**config, out=split, max_steps=1))
+    os.remove(os.path.join(split, rl.SAMPLES_FILE))  # carried state leaves it out (gpu_rl.sh)
     assert rl.train(rl.Config(**config, out=split, max_steps=2), resume=True)["step"] == 2
+    assert [s["step"] for s in records(split, rl.SAMPLES_FILE)] == [2, 2]
     assert not os.path.exists(os.path.join(split, "model.safetensors"))
     after = [load_file(os.path.join(out, "adapter_model.safetensors")) for out in (straight, split)]
     assert after[0].keys() == after[1].keys() and len(after[0]) > 0

@@ -125,7 +125,9 @@ class Distributed:
 
 def keep_metrics_until(path: str, step: int):
     """Drops the metrics lines written after a checkpoint's step: a resumed run writes them
-    again."""
+    again. A file that is not there (a run's state carried without it) starts empty."""
+    if not os.path.exists(path):
+        return
     with open(path) as f:
         kept = [line for line in f if json.loads(line)["step"] <= step]
     with open(path, "w") as f:
