@@ -15,6 +15,7 @@ from safetensors.torch import load_file  # noqa: E402
 from drtriton.learn import model as model_lib, rl, sft  # noqa: E402
 from drtriton.service_client import Service, judge_once  # noqa: E402
 from drtriton.learn.prompt import format_answer  # noqa: E402
+from drtriton.learn.sample import ModelPolicy  # noqa: E402
 from test_learn import BIN, WRONG_CANDIDATE, pairs, pairs_file, trained  # noqa: E402,F401
 
 
@@ -133,10 +134,12 @@ def test_lora_run_keeps_adapters_only_and_resumes_exactly(trained, tmp_path):  #
     policy, _ = model_lib.load(split, base=trained)
     folded = model_lib.merged(policy)
     assert hasattr(policy, "merge_and_unload") and not hasattr(folded, "merge_and_unload")
+    sampler = ModelPolicy(split).model  # evaluate, bench and search load a run so
     ids = torch.tensor([[1, 5, 9, 13]])
     with torch.no_grad():
-        assert torch.allclose(policy(input_ids=ids).logits, folded(input_ids=ids).logits,
-                              atol=1e-5)
+        logits = policy(input_ids=ids).logits
+        for plain in (folded, sampler):
+            assert torch.allclose(logits, plain(input_ids=ids).logits, atol=1e-5)
 
 
 RELU_PROGRAM = '''import torch
