@@ -9,7 +9,8 @@ PY := .venv/bin/python
 CLI := ./build/drtriton
 # Extra ctest arguments, e.g. `make test CTEST_ARGS="-L cpu -R Text"`.
 CTEST_ARGS ?=
-# Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k frontend -x"`.
+# Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k frontend -x"`. Test files run side by
+# side, one process per core (pytest-xdist); `PYTEST_ARGS="-n 0"` runs them in one process.
 PYTEST_ARGS ?=
 DEMO_IR := examples/conv_relu_scale.ir
 
@@ -63,7 +64,7 @@ test-cpp:
 test-python:
 	@echo "===== Python tests (pytest) ====="
 	@if [ ! -d tests/python ]; then echo "no tests/python folder: no Python tests run"; exit 0; fi; \
-	rc=0; $(PY) -m pytest -q --durations=25 tests/python $(PYTEST_ARGS) || rc=$$?; \
+	rc=0; $(PY) -m pytest -q --durations=25 -n auto --dist loadfile tests/python $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ] && [ -z "$$(find tests/python -name 'test_*.py' -o -name '*_test.py' | head -n 1)" ]; then \
 	  echo "tests/python has no test files yet: no Python tests run"; rc=0; \
 	elif [ $$rc -eq 5 ]; then \

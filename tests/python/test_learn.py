@@ -9,8 +9,11 @@ cached in pytest's cache under the binary's hash, since converting costs seconds
 import hashlib
 import json
 import os
+import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 import torch
@@ -45,9 +48,12 @@ class ModelNew(nn.Module):
 """
 
 
-def make_pairs(folder):
+def make_pairs(cache):
     """pairs.jsonl in the schema of `drtriton pairs`, from the first PROGRAMS programs of
-    a synth run and the compiler's solutions."""
+    a synth run (suite.jsonl beside it) and the compiler's solutions. Made in a folder of
+    this process's own and moved into `cache` when done, so that test processes running side
+    by side (pytest -n) never write one file together."""
+    folder = pathlib.Path(tempfile.mkdtemp(dir=cache))
     subprocess.run([BIN, "synth", "--count", "20", "--difficulty", "1:2", "--seed", "5",
                     "--out", str(folder / "suite.jsonl")], check=True, capture_output=True)
     with open(folder / "suite.jsonl") as f:
@@ -68,7 +74,9 @@ def make_pairs(folder):
                 "id": p["id"], "seed": p["seed"], "difficulty": p["difficulty"], "ops": p["ops"],
                 "program": p["pytorch"], "solution": (folder / f"{p['id']}_triton.py").read_text(),
                 "variant": {}, "verdict": {"passed": True}}) + "\n")
-    os.replace(folder / "pairs.jsonl.tmp", folder / "pairs.jsonl")
+    os.replace(folder / "suite.jsonl", cache / "suite.jsonl")
+    os.replace(folder / "pairs.jsonl.tmp", cache / "pairs.jsonl")  # last: it says "done"
+    shutil.rmtree(folder)
 
 
 @pytest.fixture(scope="session")
