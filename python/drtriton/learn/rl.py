@@ -307,11 +307,12 @@ class Trainer:
         sampling = dict(do_sample=False) if greedy else dict(
             do_sample=True, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
             num_return_sequences=n)
+        sampler = model_lib.merged(self.policy)
         with self.autocast():
-            ids = model_lib.merged(self.policy).generate(**batch, max_new_tokens=self.cfg.max_new_tokens,
-                                       pad_token_id=self.tokenizer.pad_token_id,
-                                       eos_token_id=self.tokenizer.eos_token_id,
-                                       **cache_options(self.cfg.kv_cache), **sampling)
+            ids = sampler.generate(**batch, max_new_tokens=self.cfg.max_new_tokens,
+                                   pad_token_id=self.tokenizer.pad_token_id,
+                                   eos_token_id=self.tokenizer.eos_token_id,
+                                   **cache_options(self.cfg.kv_cache), **sampling)
         if self.env.device.type == "cuda":
             torch.cuda.empty_cache()  # the KV cache's blocks, for the verifier's workers
         start = batch["input_ids"].shape[1]

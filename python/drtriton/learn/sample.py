@@ -42,7 +42,7 @@ class ModelPolicy:
         # bf16 halves the KV cache and the weight reads on a GPU; a CPU keeps fp32
         dtype = dtype or (torch.bfloat16 if self.device.type == "cuda" else torch.float32)
         if model_lib.is_adapter(ckpt_dir):  # folded in fp32 before the cast: one rounding
-            self.model = model_lib.merged(model_lib.load(ckpt_dir)[0]).to(dtype)
+            self.model = model_lib.merged(model_lib.load(ckpt_dir, self.tokenizer)[0]).to(dtype)
         else:
             self.model = AutoModelForCausalLM.from_pretrained(ckpt_dir, dtype=dtype)
         self.model.to(self.device).eval()
