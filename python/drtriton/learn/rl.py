@@ -459,25 +459,31 @@ class Trainer:
     def run(self) -> dict:
         cfg, start, stopped = self.cfg, time.time(), "max_steps"
         # A step is never started that would end past the budget, were it as long as the
-        # longest so far (evaluation included). The process's first step does not count: it
-        # also warms the GPU up (120 s, where later steps took 30 to 70 s).
-        longest, first = 0.0, True
+        # longest so far, plus the longest evaluation when one is due after it (a step's
+        # length until one was seen). The process's first step does not count: it also
+        # warms the GPU up (120 s, where later steps took 30 to 70 s).
+        longest, longest_eval, first = 0.0, 0.0, True
         while self.step < cfg.max_steps:
             step_start = time.time()
             record = self.train_step()
             self.log(record)
+            if not first:
+                longest = max(longest, time.time() - step_start)
+            first = False
             if self.step % cfg.eval_every == 0 or self.step == cfg.max_steps:
+                eval_start = time.time()
                 dev = self.evaluate()
+                longest_eval = max(longest_eval, time.time() - eval_start)
                 self.log({"step": self.step, "level": self.levels[self.level_index],
                           "dev_pass": dev})
                 why = self.curriculum(dev)
                 if why:
                     stopped = why
-            if not first:
-                longest = max(longest, time.time() - step_start)
-            first = False
+            ahead = longest
+            if (self.step + 1) % cfg.eval_every == 0 or self.step + 1 == cfg.max_steps:
+                ahead += longest_eval or longest
             out_of_time = cfg.max_minutes > 0 and self.env.sum(
-                float(time.time() - start + longest >= cfg.max_minutes * 60)) > 0
+                float(time.time() - start + ahead >= cfg.max_minutes * 60)) > 0
             if out_of_time:
                 stopped = "max_minutes"
             if self.step % cfg.save_every == 0 or stopped != "max_steps" or \
