@@ -43,6 +43,9 @@ GROUP=${GROUP:-8}
 LR=${LR:-5e-5}
 LEVELS=${LEVELS:-1,2}
 PROMOTE_AT=${PROMOTE_AT:-0.5}
+# after a promotion, the share of prompts from the levels passed: promoted into level 2, where
+# the warm-up passed 1 sample in 512, runs without it learned nothing (rl_h200.md, seventh)
+REPLAY=${REPLAY:-}
 # The size preset of the training prompts and of the held-out suites. At `small` sizes 38 to
 # 66% of the samples were already faster than eager; at `bench` sizes judging a group cost
 # up to 190 s (float64 truths of 3-d transposed convolutions, inputs of over 1 GB).
@@ -78,10 +81,10 @@ if [ "$RL_MINUTES" != 0 ]; then
     algo=${run%_s*} seed=${run#*_s}
     mkdir -p "$WORK/$run"
     if [ "${RESUME:-0}" = 1 ]; then
-      args=(--out "$WORK/$run" --resume)
+      args=(--out "$WORK/$run" --resume ${REPLAY:+--replay "$REPLAY"})
     else
       args=(--model "$CKPT" --out "$WORK/$run" --algo "$algo" --levels "$LEVELS"
-        --promote_at "$PROMOTE_AT" --group "$GROUP" --prompts "$PROMPTS" --size "$RL_SIZE"
+        --promote_at "$PROMOTE_AT" --replay "${REPLAY:-0.25}" --group "$GROUP" --prompts "$PROMPTS" --size "$RL_SIZE"
         --lr "$LR" --kl_delta "$KL_DELTA" --max_new_tokens "$MAX_NEW_TOKENS" --temperature 1.0
         --eval_every 6 --eval_programs 16 --max_steps 100000 --seed "$seed"
         --kv_cache "$KV_CACHE" --lora_r "$LORA_R")

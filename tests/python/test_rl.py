@@ -5,6 +5,7 @@ tests/python/test_rl_loss.py."""
 import json
 import os
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -104,10 +105,31 @@ def test_two_steps_promote_and_resume(algo, trained, tmp_path):  # noqa: F811
         assert moved
     with pytest.raises(SystemExit):  # a second fresh run into a run directory is refused
         rl.train(rl.Config(**config))
-    result = rl.train(rl.Config(**{**config, "max_steps": 3}), resume=True)
+    # resumed with replay: step 3 takes one prompt of level 2 and one of the level passed
+    result = rl.train(rl.Config(**{**config, "max_steps": 3, "prompts": 2, "replay": 0.5}),
+                      resume=True)
     assert result["step"] == 3
     assert [r["step"] for r in records(out) if "loss" in r] == [1, 2, 3]
-    assert [s["step"] for s in records(out, rl.SAMPLES_FILE)] == [1, 1, 2, 2, 3, 3]
+    assert [(s["step"], s["prompt"]) for s in records(out, rl.SAMPLES_FILE)][4:] == [
+        (3, 0), (3, 0), (3, 1), (3, 1)]
+    last = [r for r in records(out) if "loss" in r][-1]
+    assert 0 <= last["pass_rate_level1"] <= 1 and 0 <= last["pass_rate_level2"] <= 1
+    assert last["pass_rate"] == pytest.approx(
+        (last["pass_rate_level1"] + last["pass_rate_level2"]) / 2)
+
+
+def test_replay_deals_a_share_of_prompts_over_the_levels_passed():
+    def mix(level_index, replay, prompts=16):
+        trainer = SimpleNamespace(cfg=rl.Config(replay=replay, prompts=prompts),
+                                  levels=[1, 2, 5], level_index=level_index)
+        return rl.Trainer.prompt_mix(trainer)
+
+    assert mix(0, 0.25) == ((1, 16),)  # nothing passed yet
+    assert mix(2, 0.0) == ((5, 16),)
+    assert mix(1, 0.25) == ((2, 12), (1, 4))
+    assert mix(2, 0.25) == ((5, 12), (2, 2), (1, 2))  # latest first
+    assert mix(2, 1.0, prompts=4) == ((5, 1), (2, 2), (1, 1))  # the level keeps one prompt
+    assert mix(1, 0.25, prompts=1) == ((2, 1),)
 
 
 def test_lora_run_keeps_adapters_only_and_resumes_exactly(trained, tmp_path):  # noqa: F811

@@ -13,7 +13,8 @@ twin runs) plus the KL trust region to the frozen warm-up policy; one optimizer 
 (on-policy: the samples come from the weights being updated). Every `eval_every` steps the
 greedy pass rate on a fixed development set of the level (its own seed, not the evaluation
 suites) decides the curriculum: at `promote_at` or above, the next level; at the last level,
-`patience` evaluations without a gain stop the run.
+`patience` evaluations without a gain stop the run. With `replay`, a share of each step's
+prompts stays on the levels already passed.
 
 RUN holds the policy (save_pretrained: the whole model, or with --lora_r its adapters only),
 trainer_state.pt (optimizer, step, level, RNG states), rl_config.json, metrics.jsonl,
@@ -59,6 +60,9 @@ class Config:
     algo: str = option("drpo", "drpo (decoupled rewards) or grpo (combined reward)")
     levels: str = option("1,2,5", "curriculum: synthetic difficulties, in order")
     promote_at: float = option(0.5, "development pass rate that promotes to the next level")
+    replay: float = option(0.0, "after a promotion, the share of each step's prompts drawn "
+                                "from the levels already passed: a policy that passes nothing "
+                                "at its new level still learns from those (0: none)")
     patience: int = option(3, "evaluations without a gain at the last level before stopping")
     group: int = option(8, "completions per prompt")
     prompts: int = option(4, "prompts per process and step")
@@ -193,15 +197,17 @@ class Prompts:
         self.pool = ThreadPoolExecutor(1)
         self.ahead = None  # ((level, seed), future)
 
-    def step(self, level: int, seed: int, next_seed: int) -> list[str]:
-        if self.ahead and self.ahead[0] == (level, seed):
+    def step(self, mix: tuple, seed: int, next_seed: int) -> list[str]:
+        """The step's programs: `count` of each `(level, count)` of `mix`, in that order."""
+        if self.ahead and self.ahead[0] == (mix, seed):
             programs = self.ahead[1].result()
         else:  # the first step, or the level changed
-            programs = level_programs(self.cfg, level, self.cfg.prompts, seed)
-        self.ahead = ((level, next_seed),
-                      self.pool.submit(level_programs, self.cfg, level, self.cfg.prompts,
-                                       next_seed))
+            programs = self.draw(mix, seed)
+        self.ahead = ((mix, next_seed), self.pool.submit(self.draw, mix, next_seed))
         return programs
+
+    def draw(self, mix: tuple, seed: int) -> list[str]:
+        return [p for level, count in mix for p in level_programs(self.cfg, level, count, seed)]
 
     def development(self, level: int) -> list[str]:
         if level not in self.dev:
@@ -330,11 +336,22 @@ class Trainer:
         env = self.env
         return TRAIN_SEED + (self.cfg.seed * 100_000 + step) * env.world + env.rank
 
+    def prompt_mix(self) -> tuple:
+        """((level, prompts), ...) of a step: the current level, and with --replay a share
+        dealt round robin over the levels passed, latest first."""
+        cfg, current = self.cfg, self.levels[self.level_index]
+        passed = self.levels[:self.level_index][::-1]
+        replayed = min(round(cfg.replay * cfg.prompts), cfg.prompts - 1) if passed else 0
+        counts = Counter(passed[i % len(passed)] for i in range(replayed))
+        return ((current, cfg.prompts - replayed),) + tuple(
+            (level, counts[level]) for level in passed if counts[level])
+
     def train_step(self) -> dict:
         cfg, env = self.cfg, self.env
         level = self.levels[self.level_index]
+        mix = self.prompt_mix()
         t_prompts = time.time()
-        programs = self.prompts.step(level, self.train_seed(self.step),
+        programs = self.prompts.step(mix, self.train_seed(self.step),
                                      self.train_seed(self.step + 1))
         t0 = time.time()
         ids, attention, start, texts = self.sample(programs, cfg.group)
@@ -375,6 +392,13 @@ class Trainer:
         self.step += 1
         record = {k: env.mean(v / len(programs)) for k, v in totals.items()}
         record.update(self.verdict_metrics(verdicts))
+        if len(mix) > 1:  # the pass rate of each level's prompts
+            first = 0
+            for mixed_level, count in mix:
+                share = verdicts[first * cfg.group:(first + count) * cfg.group]
+                record[f"pass_rate_level{mixed_level}"] = env.sum(
+                    sum(v["passed"] for v in share)) / env.sum(len(share))
+                first += count
         record.update(step=self.step, level=level, prompt_s=round(t0 - t_prompts, 2),
                       sample_s=round(t1 - t0, 2),
                       verify_s=round(t2 - t1, 2), update_s=round(time.time() - t2, 2))
