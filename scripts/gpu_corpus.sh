@@ -10,7 +10,10 @@
 # One device command may run 10 minutes: verification stops starting chunks after
 # CORPUS_DEADLINE_S seconds from the start of the script (default 540) and lists the rest as
 # "not verified (deadline)"; run one folder per call when the whole corpus does not fit.
-# CORPUS_CHUNK (default 4) is how many solutions one /verify_batch request holds.
+# CORPUS_CHUNK (default 4) is how many solutions one /verify_batch request holds, and
+# CORPUS_INFLIGHT (default 3) how many requests are out at once (the service has 8 workers a
+# GPU). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
+# CORPUS_LIMIT=N takes the first N programs of each folder.
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -29,7 +32,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.getcwd()
 BIN = os.path.join(ROOT, "build", "drtriton")
@@ -41,8 +46,10 @@ DEADLINE = int(os.environ["CORPUS_START_S"]) + float(os.environ.get("CORPUS_DEAD
 CHUNK = int(os.environ.get("CORPUS_CHUNK", "4"))
 DEVICE = os.environ.get("CORPUS_DEVICE", "cuda")
 SMALL = os.environ.get("CORPUS_SMALL", "0") == "1"
+INFLIGHT = int(os.environ.get("CORPUS_INFLIGHT", "3"))
+PROCESSES = int(os.environ.get("CORPUS_PROCESSES", str(max(1, min(8, (os.cpu_count() or 2) // 2)))))
+LIMIT = int(os.environ.get("CORPUS_LIMIT", "0"))  # the first N programs of each folder; 0: all
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from drtriton import frontend  # noqa: E402
 from drtriton.service_client import Service  # noqa: E402
 
 sys.path.insert(0, CORPUS)
@@ -67,10 +74,19 @@ def save():
         json.dump(report, f, indent=1)
 
 
-# 1. Trace, import, convert (on the CPU; the trace is on the meta device).
+# 1. Trace (PROCESSES frontend processes, each importing torch once, the trace on the meta
+# device), then import and convert each traced program (threads running drtriton). The
+# verifier service starts meanwhile: its workers' start-up overlaps the conversions.
+def start_service():
+    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
+    return Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=300)
+
+
 t0 = time.time()
+starter = ThreadPoolExecutor(1)
+service_started = starter.submit(start_service)
 for folder in FOLDERS:
-    for path in sorted(glob.glob(os.path.join(CORPUS, folder, "*.py"))):
+    for path in sorted(glob.glob(os.path.join(CORPUS, folder, "*.py")))[:LIMIT or None]:
         name = f"{folder}/{os.path.basename(path)[:-3]}"
         stem = name.replace("/", "__")
         entry = programs[name] = {"folder": folder, "imported": False, "compiled": False,
@@ -82,63 +98,89 @@ for folder in FOLDERS:
             with open(path, "w") as f:
                 f.write(text)
         entry["task_path"] = path
-        traced = os.path.join(work, stem + ".traced.json")
-        try:
-            with open(traced, "w") as f:
-                f.write(frontend.to_json(frontend.trace_file(path, dynamic=True)))
-        except frontend.FrontendError as e:
-            entry["error"] = f"trace: {e}"
+names = list(programs)
+env = {**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")}
+tracers = []
+for i in range(min(PROCESSES, len(names))):
+    listed = os.path.join(work, f"trace_list_{i}.txt")
+    with open(listed, "w") as f:
+        f.writelines(programs[n]["task_path"] + "\n" for n in names[i::PROCESSES])
+    tracers.append(subprocess.Popen([sys.executable, "-m", "drtriton.frontend", "--dynamic",
+                                     "--batch", listed, "-o", listed + ".jsonl"], env=env))
+
+
+def import_and_convert(name, doc):
+    entry, stem = programs[name], name.replace("/", "__")
+    if "error" in doc:
+        entry["error"] = f"trace: {doc['error']}"
+        return
+    traced = os.path.join(work, stem + ".traced.json")
+    with open(traced, "w") as f:
+        json.dump(doc, f)
+    r = subprocess.run([BIN, "import", traced, "-o", os.path.join(work, stem + ".ir")],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        entry["error"] = last_line(r.stderr)
+        return
+    entry["imported"] = True
+    solution = os.path.join(work, stem + "_triton.py")
+    r = subprocess.run([BIN, "convert", traced, "--no-verify", "-o", solution],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        entry["error"] = last_line(r.stderr)
+        return
+    kb = os.path.getsize(solution) / 1024
+    entry["solution_kb"] = round(kb, 1)
+    if kb > MAX_SOLUTION_KB:
+        entry["error"] = f"solution of {kb:.0f} KB"
+        return
+    entry["compiled"] = True
+    print(f"  converted {name} ({kb:.0f} KB)", flush=True)
+
+
+with ThreadPoolExecutor(PROCESSES) as pool:
+    jobs = []
+    for i, tracer in enumerate(tracers):
+        listed = os.path.join(work, f"trace_list_{i}.txt")
+        if tracer.wait() != 0 or not os.path.exists(listed + ".jsonl"):
+            for name in names[i::PROCESSES]:
+                programs[name]["error"] = "trace: the frontend process failed"
             continue
-        r = subprocess.run([BIN, "import", traced, "-o", os.path.join(work, stem + ".ir")],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            entry["error"] = last_line(r.stderr)
-            continue
-        entry["imported"] = True
-        solution = os.path.join(work, stem + "_triton.py")
-        r = subprocess.run([BIN, "convert", traced, "--no-verify", "-o", solution],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            entry["error"] = last_line(r.stderr)
-            continue
-        kb = os.path.getsize(solution) / 1024
-        entry["solution_kb"] = round(kb, 1)
-        if kb > MAX_SOLUTION_KB:
-            entry["error"] = f"solution of {kb:.0f} KB"
-            continue
-        entry["compiled"] = True
-        print(f"  converted {name} ({kb:.0f} KB)", flush=True)
+        with open(listed + ".jsonl") as f:
+            for name, line in zip(names[i::PROCESSES], f):
+                jobs.append(pool.submit(import_and_convert, name, json.loads(line)))
+    for job in jobs:
+        job.result()
 report["convert_s"] = round(time.time() - t0, 1)
 compiled = [n for n, e in programs.items() if e["compiled"]]
-print(f"converted {len(compiled)}/{len(programs)} in {report['convert_s']} s", flush=True)
+print(f"converted {len(compiled)}/{len(programs)} in {report['convert_s']} s "
+      f"({PROCESSES} processes)", flush=True)
 save()
 
 
-# 2. Verify every solution on cuda, all checks, in chunks (the report is saved after each).
+# 2. Verify every solution, all checks, in chunks of CHUNK solutions with INFLIGHT requests
+# at once, so that every worker of the service has work (the report is saved after each).
 def task_and_solution(name):
     stem = name.replace("/", "__")
     with open(programs[name]["task_path"]) as f, open(os.path.join(work, stem + "_triton.py")) as g:
         return f.read(), g.read()
 
 
-t0 = time.time()
-workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
-with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=300) as service:
-    for i in range(0, len(compiled), CHUNK):
-        chunk = compiled[i:i + CHUNK]
-        if time.time() > DEADLINE:
-            for name in chunk:
-                programs[name]["verdict"] = {"passed": None, "reason": "not verified (deadline)"}
-            continue
-        items = []
+def verify_chunk(service, chunk):
+    if time.time() > DEADLINE:
         for name in chunk:
-            task, solution = task_and_solution(name)
-            items.append({"task": task, "candidate": solution,
-                          "options": {"device": DEVICE, "compile": False, "seed": 7}})
-        try:
-            verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
-        except Exception as e:  # noqa: BLE001 - one failed request must not lose the rest
-            verdicts = [{"passed": False, "failed_stage": "service", "reason": str(e)}] * len(chunk)
+            programs[name]["verdict"] = {"passed": None, "reason": "not verified (deadline)"}
+        return
+    items = []
+    for name in chunk:
+        task, solution = task_and_solution(name)
+        items.append({"task": task, "candidate": solution,
+                      "options": {"device": DEVICE, "compile": False, "seed": 7}})
+    try:
+        verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
+    except Exception as e:  # noqa: BLE001 - one failed request must not lose the rest
+        verdicts = [{"passed": False, "failed_stage": "service", "reason": str(e)}] * len(chunk)
+    with saving:
         for name, v in zip(chunk, verdicts):
             report["device"] = report["device"] or v.get("device")
             programs[name]["verdict"] = {k: v.get(k) for k in (
@@ -149,6 +191,15 @@ with Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=300) as servic
             print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
                   flush=True)
         save()
+
+
+t0 = time.time()
+saving = threading.Lock()
+with service_started.result() as service, ThreadPoolExecutor(INFLIGHT) as requests:
+    chunks = [compiled[i:i + CHUNK] for i in range(0, len(compiled), CHUNK)]
+    for done in [requests.submit(verify_chunk, service, chunk) for chunk in chunks]:
+        done.result()
+starter.shutdown()
 report["verify_s"] = round(time.time() - t0, 1)
 
 # 3. The table, per folder, and the failures.
