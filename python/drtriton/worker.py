@@ -1,6 +1,6 @@
 """drtriton verifier worker: judges candidates for the C++ service, one JSON line at a time.
 
-    python -m drtriton.worker --device cpu|cuda:N [--scratch DIR] [--mem-limit-mb N]
+    python -m drtriton.worker --device cpu|cuda:N [--scratch DIR] [--mem-limit-mb N] [--identity]
 
 Protocol (the contract with src/eval/worker_process.cpp):
 - start-up: one line {"ready": true, "device": "<cpu or GPU name>", "versions": {...}}
@@ -65,6 +65,9 @@ def parse_args(argv=None):
     p.add_argument("--scratch", default=None, help="scratch directory (default: a new temporary one)")
     p.add_argument("--mem-limit-mb", type=int, default=None,
                    help="RLIMIT_AS on the CPU device (default: physical memory)")
+    p.add_argument("--identity", action="store_true",
+                   help="write the ready line (the device and versions that cache keys hold) "
+                        "and exit, judging nothing")
     return p.parse_args(argv)
 
 
@@ -254,6 +257,9 @@ def serve(args):
     versions = {"torch": torch.__version__, "triton": triton.__version__,
                 "python": platform.python_version(), "cuda": torch.version.cuda,
                 "verifier": verifier_digest()}
+    if args.identity:  # the same lines as a judging worker's, up to here
+        protocol.send({"ready": True, "device": device_name, "versions": versions})
+        return 0
 
     guard, take_report = sandbox.install(scratch)
     if skip_static:

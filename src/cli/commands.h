@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,9 +90,12 @@ class PoolJudge {
   // once one worker is ready (the others join as they come up), so a batch answered from the
   // cache waits for one worker's start, not for all of them.
   void start();
-  // The verdicts of `requests` (one device kind, not empty), in order.
+  // The verdicts of `requests` (one device kind, not empty), in order. Before the workers
+  // start, a batch that the cache holds whole is answered under the identity that one short
+  // process reports (probe_identity): a warm `convert --tune` then starts no worker.
   std::vector<nlohmann::json> operator()(const std::vector<VerifyRequest>& requests);
   int workers() const { return static_cast<int>(config_.devices.size()); }
+  bool started() const { return verifier_ != nullptr; }  // whether workers were started
 
  private:
   PoolConfig config_;
@@ -99,6 +103,8 @@ class PoolJudge {
   std::unique_ptr<VerdictCache> cache_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<Verifier> verifier_;
+  bool probed_ = false;                            // whether probe_identity was asked
+  std::optional<WorkerIdentity> probed_identity_;  // and its answer
 };
 // One verdict from a pool of one worker (an empty device: cuda when there is a GPU), on the
 // first of `gpus` (none: GPU 0) for cuda.

@@ -193,11 +193,10 @@ Judging judging_of(const ConvertArgs& a) {
   return j;
 }
 
-// The verdicts of `candidates` of one task, judged as convert asks (device, eval mode), in
-// one pool.
-std::vector<json> judge_candidates(const std::string& task,
-                                   const std::vector<std::string>& candidates, const ConvertArgs& a,
-                                   const Judging& judging, const std::string& cache) {
+// The requests that judge `candidates` of one task as convert asks (device, eval mode).
+std::vector<VerifyRequest> candidate_requests(const std::string& task,
+                                              const std::vector<std::string>& candidates,
+                                              const ConvertArgs& a, const Judging& judging) {
   std::vector<VerifyRequest> requests(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
     requests[i].task = task;
@@ -205,7 +204,7 @@ std::vector<json> judge_candidates(const std::string& task,
     requests[i].options.device = judging.device;
     requests[i].options.eval_mode = a.eval_mode;
   }
-  return verify_many(requests, cache, a.timeout, judging.gpus);
+  return requests;
 }
 
 // A sampling policy (`--policy model:CKPT` or `endpoint:URL`): SAMPLES answers (python -m
@@ -229,7 +228,8 @@ void run_sampling_policy(const ConvertArgs& a, const Judging& judging) {
            << "in Triton's interpreter)\n";
     return;
   }
-  std::vector<json> verdicts = judge_candidates(task, sources, a, judging, a.cache);
+  std::vector<json> verdicts =
+      verify_many(candidate_requests(task, sources, a, judging), a.cache, a.timeout, judging.gpus);
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i].value("passed", false)) {
       info() << "  sample " << i + 1 << ": rejected at "
@@ -329,10 +329,14 @@ void run_tuned_convert(const ConvertArgs& a, const Judging& judging, const Graph
   }
   const std::string task = read_file(a.program);
   const std::string cache = a.cache.empty() ? default_tuning_cache() : a.cache;
+  // One pool for both rounds: a warm convert then waits for one worker's start, not two.
+  std::vector<std::string> devices = pool_devices(judging.gpus, 0);
+  devices.resize(std::min(devices.size(), tried.size()));
+  PoolJudge pool(devices, cache, a.timeout);
   auto judge = [&](size_t from) {
     std::vector<std::string> sources;
     for (size_t i = from; i < tried.size(); ++i) sources.push_back(tried[i].source);
-    std::vector<json> verdicts = judge_candidates(task, sources, a, judging, cache);
+    std::vector<json> verdicts = pool(candidate_requests(task, sources, a, judging));
     for (size_t i = from; i < tried.size(); ++i) tried[i].verdict = verdicts[i - from];
   };
   judge(0);
@@ -366,7 +370,8 @@ void run_tuned_convert(const ConvertArgs& a, const Judging& judging, const Graph
     if (ms(tried[i]) < ms(tried[best])) best = i;
   }
   info() << "drtriton convert --tune: " << tried.size() << " distinct solutions judged (" << cached
-         << " from the cache " << cache << ")\n";
+         << " from the cache " << cache << (pool.started() ? "" : "; no verifier worker started")
+         << ")\n";
   for (size_t i = 0; i < tried.size(); ++i) {
     char line[256];
     if (tried[i].verdict.value("passed", false)) {

@@ -359,12 +359,22 @@ PoolJudge::~PoolJudge() = default;
 
 void PoolJudge::start() {
   if (verifier_) return;
-  cache_ = open_cache(cache_path_);
+  if (!cache_) cache_ = open_cache(cache_path_);
   pool_ = std::make_unique<WorkerPool>(config_);
   verifier_ = std::make_unique<Verifier>(*pool_, cache_.get());
 }
 
 std::vector<json> PoolJudge::operator()(const std::vector<VerifyRequest>& requests) {
+  if (!verifier_ && !cache_path_.empty()) {
+    if (!cache_) cache_ = open_cache(cache_path_);
+    if (!probed_) {  // asked once: the answer does not change
+      probed_identity_ = probe_identity(config_);
+      probed_ = true;
+    }
+    if (probed_identity_) {
+      if (auto verdicts = cached_verdicts(requests, *probed_identity_, *cache_)) return *verdicts;
+    }
+  }
   start();
   try {
     return verifier_->verify_batch(requests);

@@ -33,6 +33,20 @@ void check_utf8(const char* field, const std::string& source) {
 
 }  // namespace
 
+std::optional<std::vector<json>> cached_verdicts(const std::vector<VerifyRequest>& requests,
+                                                 const WorkerIdentity& identity,
+                                                 VerdictCache& cache) {
+  std::vector<json> verdicts;
+  for (const VerifyRequest& r : requests) {
+    std::optional<json> hit = cache.get(verdict_cache_key(
+        sha256_hex(r.task), sha256_hex(r.candidate), identity, options_to_json(r.options)));
+    if (!hit) return std::nullopt;
+    (*hit)["cached"] = true;
+    verdicts.push_back(std::move(*hit));
+  }
+  return verdicts;
+}
+
 Verifier::Verifier(WorkerPool& pool, VerdictCache* cache) : pool_(pool), cache_(cache) {}
 
 std::string Verifier::device_kind() const {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,12 @@
 #include "eval/worker_pool.h"
 
 namespace drtriton {
+
+// The verdicts of `requests` when the cache holds every one of them for workers of this
+// identity (each marked cached), else nothing. A batch answered so needs no worker started.
+std::optional<std::vector<nlohmann::json>> cached_verdicts(
+    const std::vector<VerifyRequest>& requests, const WorkerIdentity& identity,
+    VerdictCache& cache);
 
 class Verifier {
  public:

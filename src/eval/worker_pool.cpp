@@ -90,6 +90,11 @@ json authentic_line(const std::string& line, const std::string& key, uint64_t id
 // The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
 // here because a sandboxed worker cannot create files outside its scratch folder; shared by
 // every service on the machine, named by the physical GPU.
+// The identity in a worker's ready line.
+WorkerIdentity identity_of(const json& ready, const std::string& device) {
+  return {ready.value("device", device), ready.value("versions", json::object())};
+}
+
 std::string gpu_lock_file(const std::string& device) {
   std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
   std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();
@@ -102,6 +107,35 @@ std::string gpu_lock_file(const std::string& device) {
 }
 
 }  // namespace
+
+std::optional<WorkerIdentity> probe_identity(const PoolConfig& config) {
+  if (config.devices.empty()) return std::nullopt;
+  std::vector<std::string> command = config.command;
+  command.push_back("--identity");
+  fs::path scratch = fs::path(config.scratch_root) / "identity";
+  std::optional<WorkerIdentity> identity;
+  {
+    WorkerProcess probe({command, config.env, config.devices.front(), scratch.string(), false});
+    try {
+      probe.start();
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    auto deadline = after(config.ready_timeout_s);
+    std::string line;
+    while (!identity && seconds_until(deadline) > 0 &&
+           probe.read_line(line, seconds_until(deadline)) == ReadStatus::kLine) {
+      json j = json::parse(line, nullptr, false);
+      if (!j.is_object() || !j.contains("ready")) continue;  // a library's banner
+      if (j["ready"] != true) break;
+      identity = identity_of(j, config.devices.front());
+    }
+  }  // the probe is reaped here, before its folder goes
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  fs::remove(config.scratch_root, ec);  // when empty: no pool has started there
+  return identity;
+}
 
 WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
   if (config_.devices.empty()) throw std::runtime_error("a worker pool needs at least one worker");
@@ -315,8 +349,7 @@ bool WorkerPool::start_worker(Slot& slot) {
       slot.start_error = "the worker is not ready: " + j.value("error", j.dump());
       return false;
     }
-    slot.identity.device = j.value("device", config_.devices.front());
-    slot.identity.versions = j.value("versions", json::object());
+    slot.identity = identity_of(j, config_.devices.front());
     slot.ready = true;
     slot.start_error.clear();
     return true;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +50,12 @@ struct WorkerIdentity {
   std::string device;  // the device's name, e.g. "NVIDIA H200" or "cpu"
   nlohmann::json versions = nlohmann::json::object();
 };
+
+// What a worker of `config` (on its first device) would say about itself, asked of one
+// short-lived process (the worker command with --identity: its imports and device checks,
+// no sandbox, nothing judged). Nothing when that process cannot tell (a command without
+// --identity, a GPU that is not there): the pool's own workers will.
+std::optional<WorkerIdentity> probe_identity(const PoolConfig& config);
 
 struct PoolJob {
   std::string task, candidate;

@@ -178,6 +178,22 @@ TEST(WorkerPool, NeedNotWaitForEveryWorkersStart) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 }
 
+// A cache lookup needs only what a worker says about itself: one short process (the worker
+// command with --identity) says the same as a started worker, or nothing when it cannot.
+TEST(WorkerPool, ProbeIdentityIsWhatAStartedWorkerSays) {
+  PoolConfig config = fake_config(1, "probe");
+  std::optional<WorkerIdentity> probed = probe_identity(config);
+  ASSERT_TRUE(probed);
+  EXPECT_FALSE(fs::exists(fs::path(config.scratch_root) / "identity"));  // cleaned up
+  WorkerPool pool(config);
+  EXPECT_EQ(probed->device, "fake-cpu");
+  EXPECT_EQ(probed->device, pool.identity().device);
+  EXPECT_EQ(probed->versions, pool.identity().versions);
+
+  config.env["FAKE_WORKER_START"] = "fail";  // exits before its ready line
+  EXPECT_FALSE(probe_identity(config));
+}
+
 TEST(WorkerPool, StopAnswersRunningAndQueuedJobs) {
   WorkerPool pool(fake_config(1, "stop"));
   std::vector<std::future<json>> futures;

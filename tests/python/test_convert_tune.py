@@ -68,6 +68,10 @@ def test_tune_keeps_the_fastest_and_caches_every_verdict(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "tuned.py").read_text() == (tmp_path / "plain.py").read_text()
 
+    assert "no verifier worker started" not in first, first
     second = tune()
     assert f"--tune: {count} distinct solutions judged ({count} from the cache" in second, second
+    # Answered under the identity one short process reported: it must be the workers' own,
+    # or the cache, keyed by it, would have missed.
+    assert "no verifier worker started" in second, second
     assert (tmp_path / "tuned.py").read_text() == (tmp_path / "plain.py").read_text()
