@@ -12,24 +12,11 @@ void Lowering::lower_normalization(const Node& n) {
   std::vector<std::string> shape = shape_of(in);
   int rank = static_cast<int>(shape.size());
   ReducePlan plan;
-  std::string what = "mean_rstd";
   switch (n.op) {
     case Op::Softmax:
-    case Op::LogSoftmax: {
-      int64_t d = attr_int(n.attrs, "dim");
-      plan = plan_dims(in, {static_cast<int>(d < 0 ? d + rank : d)});
-      what = "max_sumexp";
-      break;
-    }
+    case Op::LogSoftmax:
     case Op::LayerNorm:
-    case Op::RmsNorm: {
-      int k = static_cast<int>(attr_ints(n.attrs, "normalized_shape").size());
-      std::vector<int> dims;
-      for (int d = rank - k; d < rank; ++d) dims.push_back(d);
-      plan = plan_dims(in, dims);
-      if (n.op == Op::RmsNorm) what = "rms";
-      break;
-    }
+    case Op::RmsNorm: return lower_statistics(n);  // with the input's other statistics
     case Op::BatchNorm1d:
     case Op::BatchNorm2d:
     case Op::BatchNorm3d: {
@@ -75,7 +62,7 @@ void Lowering::lower_normalization(const Node& n) {
     }
     default: throw IrError("codegen: no lowering for " + n.schema().name);
   }
-  stats_[n.output] = stats_kernel(what, in, plan, n);
+  stats_[n.output] = stats_kernel("mean_rstd", in, plan, n);
   plans_[n.output] = plan;
 }
 

@@ -1,7 +1,10 @@
 // Statistics kernels (sums, extrema, means and variances, online softmax, arg extrema) in row
-// tiles or split columns, and what runs on them: reductions, global pools, nll_loss.
+// tiles or split columns, and what runs on them: reductions, normalizations' statistics,
+// global pools, nll_loss.
 #include <algorithm>
+#include <memory>
 #include <numeric>
+#include <optional>
 
 #include "codegen/lowering.h"
 
@@ -9,32 +12,158 @@ namespace drtriton::codegen {
 
 namespace {
 
-// The statistics of a recipe, in two steps: `partial` statistics over a range of columns
-// (a whole row, or one chunk of it), and `finish`, which turns them into the results. A
-// long row with few rows to spread over the GPU is split: one kernel writes every chunk's
-// partial statistics, a second combines them (Chan's formula for means and variances).
-struct Recipe {
-  std::vector<std::string> partial;  // names of the partial statistics
-  bool splittable = true;
-};
-
-// Statistics of one accumulator per lane, combined by a sum or an extremum: several of them
-// over one input share a kernel's column loop.
-bool one_pass(const std::string& what) {
-  return what == "sum" || what == "mean" || what == "norm" || what == "rms" || what == "max" ||
-         what == "min";
+// The accumulator a statistic keeps in each lane of the column loop. Statistics of one kind
+// share it (a softmax's and a logsumexp's online softmax, a mean's and a sum's sum).
+std::string accumulator_kind(const std::string& what) {
+  if (what == "sum" || what == "mean") return "sum";
+  if (what == "norm" || what == "rms") return "sumsq";
+  if (what == "max_sumexp" || what == "logsumexp") return "softmax";
+  if (what == "var" || what == "std" || what == "mean_rstd" || what == "batch_norm")
+    return "welford";
+  if (what == "isum" || what == "max" || what == "min" || what == "prod" || what == "argmax" ||
+      what == "argmin")
+    return what;
+  throw IrError("codegen: no statistics recipe " + what);
 }
 
-Recipe recipe_of(const std::string& what) {
-  if (what == "sum" || what == "isum" || what == "mean" || what == "norm" || what == "rms")
-    return {{"s"}};
-  if (what == "max" || what == "min") return {{"m"}};
-  if (what == "max_sumexp" || what == "logsumexp") return {{"m", "s"}};
-  if (what == "var" || what == "std" || what == "mean_rstd" || what == "batch_norm")
-    return {{"n", "mean", "m2"}};
-  if (what == "prod") return {{"p"}, false};
-  if (what == "argmax" || what == "argmin") return {{"i"}, false};
-  throw IrError("codegen: no statistics recipe " + what);
+// Kinds that share a column loop with others: floating accumulators combined by sums,
+// extrema, the online softmax's rescaling or Chan's formula. An integer sum (int64), a
+// product and the arg extrema keep a kernel each.
+bool shares_loop(const std::string& kind) {
+  return kind == "sum" || kind == "sumsq" || kind == "max" || kind == "min" || kind == "softmax" ||
+         kind == "welford";
+}
+
+// One accumulator of a statistics kernel: `init` before the column loop, `update` for each
+// tile `x` of the input (under mask m), `lanes` after it (the partial statistics over the
+// columns [lo, hi)); when a long row is split into chunks, a second kernel loads every
+// chunk's partials (`identity` where a chunk is past the row's end) and `combine`s them.
+struct Accumulator {
+  std::function<void()> init;
+  std::function<void(const std::string& x)> update;
+  std::function<std::vector<std::string>()> lanes;
+  std::vector<std::string> identity;
+  std::function<std::vector<std::string>(Kernel& c, const std::vector<std::string>& loaded)>
+      combine;
+};
+
+std::string lane_reduce(Kernel& k, const std::string& how, const std::string& x) {
+  return k.assign("tl." + how + "(" + x + ", axis=1)[:, None]");
+}
+
+// The accumulator of `kind` in kernel k; one of a single tensor is named `acc`.
+Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& acc) {
+  Accumulator a;
+  if (kind == "softmax") {
+    // An online softmax: each lane keeps its maximum and its sum of exponentials relative to
+    // it, rescaled when the maximum grows; the lanes, then the chunks, combine the same way.
+    a.init = [&k] {
+      k.line("mx = tl.full([BLOCK_M, BLOCK_R], float('-inf'), tl.float32)");
+      k.line("se = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    };
+    a.update = [&k](const std::string& value) {
+      std::string x = k.assign("tl.where(m, " + value + ", float('-inf'))");
+      std::string top = k.assign("tl.maximum(mx, " + x + ")");
+      // A lane that has seen only -inf keeps a sum of 0 (exp(-inf - -inf) would be NaN).
+      std::string shift = k.assign("tl.where(" + top + " == float('-inf'), 0.0, " + top + ")");
+      k.line("se = se * tl.exp(mx - " + shift + ") + tl.exp(" + x + " - " + shift + ")");
+      k.line("mx = " + top);
+    };
+    a.lanes = [&k] {
+      std::string mx = lane_reduce(k, "max", "mx");
+      std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+      return std::vector<std::string>{
+          safe, k.assign("tl.sum(se * tl.exp(mx - " + safe + "), axis=1)[:, None]")};
+    };
+    a.identity = {"float('-inf')", "0.0"};
+    a.combine = [](Kernel& c, const std::vector<std::string>& p) {
+      std::string mx = lane_reduce(c, "max", p[0]);
+      std::string safe = c.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+      return std::vector<std::string>{
+          safe, lane_reduce(c, "sum", p[1] + " * tl.exp(" + p[0] + " - " + safe + ")")};
+    };
+  } else if (kind == "welford") {
+    // Counts, means and sums of squared deviations: Welford's update in each lane, Chan's
+    // formula across lanes and chunks.
+    auto count = std::make_shared<std::string>();
+    a.init = [&k, count] {
+      *count = k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
+      k.line("cnt = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      k.line("mean = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      k.line("m2 = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    };
+    a.update = [&k](const std::string& x) {
+      k.line("cnt = cnt + m.to(tl.float32)");
+      std::string delta = k.assign("tl.where(m, " + x + " - mean, 0.0)");
+      k.line("mean = mean + " + delta + " / tl.maximum(cnt, 1.0)");
+      k.line("m2 = m2 + " + delta + " * tl.where(m, " + x + " - mean, 0.0)");
+    };
+    a.lanes = [&k, count] {
+      std::string all = k.assign("tl.sum(cnt * mean, axis=1)[:, None] / " + *count);
+      std::string d = k.assign("mean - " + all);
+      return std::vector<std::string>{*count, all,
+                                      lane_reduce(k, "sum", "m2 + cnt * " + d + " * " + d)};
+    };
+    a.identity = {"0.0", "0.0", "0.0"};
+    a.combine = [](Kernel& c, const std::vector<std::string>& p) {
+      std::string total = lane_reduce(c, "sum", p[0]);
+      std::string mean = c.assign(lane_reduce(c, "sum", p[0] + " * " + p[1]) + " / " + total);
+      std::string d = c.assign(p[1] + " - " + mean);
+      return std::vector<std::string>{
+          total, mean, lane_reduce(c, "sum", p[2] + " + " + p[0] + " * " + d + " * " + d)};
+    };
+  } else if (kind == "argmax" || kind == "argmin") {
+    bool is_max = kind == "argmax";
+    std::string init = is_max ? "float('-inf')" : "float('inf')";
+    a.init = [&k, init] {
+      k.line("best = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
+      k.line("where = tl.zeros([BLOCK_M, BLOCK_R], tl.int64)");
+    };
+    a.update = [&k, is_max](const std::string& x) {
+      // Strictly better only: along a lane the first of equal values stays.
+      std::string better = k.assign("m & (" + x + (is_max ? " > " : " < ") + "best)");
+      k.line("best = tl.where(" + better + ", " + x + ", best)");
+      k.line("where = tl.where(" + better + ", cols.to(tl.int64), where)");
+    };
+    a.lanes = [&k, is_max] {
+      std::string top = lane_reduce(k, is_max ? "max" : "min", "best");
+      return std::vector<std::string>{k.assign("tl.min(tl.where(best == " + top +
+                                               ", where, 9223372036854775807), axis=1)[:, None]")};
+    };
+  } else {
+    // One tensor: sum, sumsq and isum add terms up, max and min keep the extremum, prod
+    // multiplies (tl has no product reduction: tl.reduce with a combine function, _mul).
+    bool extremum = kind == "max" || kind == "min";
+    std::string init = kind == "max"    ? "float('-inf')"
+                       : kind == "min"  ? "float('inf')"
+                       : kind == "isum" ? "0"  // an integer or bool sum is exact, in int64
+                       : kind == "prod" ? "1.0"
+                                        : "0.0";
+    a.init = [&k, acc, init, kind] {
+      k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
+             (kind == "isum" ? "tl.int64" : "tl.float32") + ")");
+    };
+    a.update = [&k, acc, init, kind, extremum](const std::string& x) {
+      std::string term = kind == "sumsq" ? x + " * " + x : kind == "isum" ? x + ".to(tl.int64)" : x;
+      std::string t = k.assign("tl.where(m, " + term + ", " + init + ")");
+      k.line(acc + " = " +
+             (extremum ? "tl." + std::string(kind == "max" ? "maximum" : "minimum") + "(" + acc +
+                             ", " + t + ")"
+              : kind == "prod" ? acc + " * " + t
+                               : acc + " + " + t));
+    };
+    std::string how = extremum ? kind : "sum";
+    a.lanes = [&k, acc, how, kind] {
+      return std::vector<std::string>{kind == "prod"
+                                          ? k.assign("tl.reduce(" + acc + ", 1, _mul)[:, None]")
+                                          : lane_reduce(k, how, acc)};
+    };
+    a.identity = {init};
+    a.combine = [how](Kernel& c, const std::vector<std::string>& p) {
+      return std::vector<std::string>{lane_reduce(c, how, p[0])};
+    };
+  }
+  return a;
 }
 
 }  // namespace
@@ -74,19 +203,33 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
   return p;
 }
 
-// A statistics kernel: `what` names the recipe; returns one buffer per statistic, each
-// with one element per row of the plan.
-std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId in,
-                                                const ReducePlan& plan, const Node& n,
-                                                const Element& element, DType result,
-                                                const std::vector<std::string>& siblings) {
-  Recipe recipe = recipe_of(what);
-  std::vector<std::string> whats = {what};  // the kernel's statistics, one partial each
-  whats.insert(whats.end(), siblings.begin(), siblings.end());
-  for (const std::string& w : whats)
-    if (whats.size() > 1 && !one_pass(w)) throw IrError("codegen: " + w + " shares no kernel");
-  bool split = recipe.splittable && split_rows(plan.traced_rows, plan.traced_cols);
+// A statistics kernel computing `stats` (of one input and plan) in one column loop, which
+// reads the input once; returns each statistic's buffers, one element per row of the plan.
+std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<Statistic>& stats,
+                                                             ValueId in, const ReducePlan& plan,
+                                                             const Element& element, DType result) {
+  // The accumulators, one of each kind, and the one each statistic reads (a mean reads
+  // Welford's, when a variance keeps one).
+  bool welford = std::any_of(stats.begin(), stats.end(), [](const Statistic& s) {
+    return accumulator_kind(s.what) == "welford";
+  });
+  std::vector<std::string> kinds;
+  std::vector<size_t> reads;
+  for (const Statistic& s : stats) {
+    std::string kind = s.what == "mean" && welford ? "welford" : accumulator_kind(s.what);
+    if (stats.size() > 1 && !shares_loop(kind))
+      throw IrError("codegen: " + s.what + " shares no kernel");
+    size_t at = std::find(kinds.begin(), kinds.end(), kind) - kinds.begin();
+    if (at == kinds.size()) kinds.push_back(kind);
+    reads.push_back(at);
+  }
+  // A product and the arg extrema have no combining step: whole rows in one kernel.
+  bool splittable = std::none_of(kinds.begin(), kinds.end(), [](const std::string& kind) {
+    return kind == "prod" || kind == "argmax" || kind == "argmin";
+  });
+  bool split = splittable && split_rows(plan.traced_rows, plan.traced_cols);
 
+  const Node& n = *stats[0].node;
   std::string base = "k" + std::to_string(kernels_.size()) + "_" + n.schema().name;
   Kernel k(base + (split ? "_partial" : "_stats"));
   std::string pid = program_id();
@@ -101,125 +244,37 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   }
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
 
-  // Opens a loop over the columns [lo, hi), one BLOCK_R tile at a time, and returns the
-  // input index of the tile's elements under mask `m`; the caller closes it with k.pop().
-  auto columns = [&]() {
-    k.line("for c0 in range(lo, hi, BLOCK_R):");
-    k.push();
-    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
-    k.line("m = row_mask & (cols < hi)");
-    return Index{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
-  };
-  auto value = [&](const Index& idx) { return element ? element(k, idx) : emit(k, in, idx); };
-  // An integer or bool sum ("isum") accumulates in int64, exactly, as PyTorch does.
-  const bool integer = what == "isum";
-  // One pass accumulating term(x) lane by lane: combine is "sum", "product", or a tl
-  // function of two tensors ("maximum").
-  auto pass = [&](const std::string& acc, const std::string& init,
-                  const std::function<std::string(const std::string&)>& term,
-                  const std::string& combine) {
-    k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
-           (integer ? "tl.int64" : "tl.float32") + ")");
-    std::string x = value(columns());
-    std::string t = k.assign("tl.where(m, " + term(x) + ", " + init + ")");
-    k.line(acc + " = " +
-           (combine == "sum"       ? acc + " + " + t
-            : combine == "product" ? acc + " * " + t
-                                   : "tl." + combine + "(" + acc + ", " + t + ")"));
-    k.pop();
-  };
-  auto reduce = [&](const std::string& acc, const std::string& how) {
-    return k.assign("tl." + how + "(" + acc + ", axis=1)[:, None]");
-  };
-  auto identity = [](const std::string& x) { return x; };
-  auto square = [](const std::string& x) { return x + " * " + x; };
-
-  // The partial statistics over [lo, hi).
-  std::vector<std::string> part;
-  if (one_pass(what)) {
-    // One accumulator per statistic, all updated from one read of the input.
-    auto init = [](const std::string& w) {
-      return w == "max" ? "float('-inf')" : w == "min" ? "float('inf')" : "0.0";
-    };
-    std::vector<std::string> accs;
-    for (size_t i = 0; i < whats.size(); ++i) {
-      accs.push_back(whats.size() == 1 ? "acc" : "acc" + std::to_string(i));
-      k.line(accs[i] + " = tl.full([BLOCK_M, BLOCK_R], " + init(whats[i]) + ", tl.float32)");
-    }
-    std::string x = value(columns());
-    for (size_t i = 0; i < whats.size(); ++i) {
-      const std::string& w = whats[i];
-      bool squared = w == "norm" || w == "rms";
-      std::string t = k.assign("tl.where(m, " + (squared ? square(x) : x) + ", " + init(w) + ")");
-      k.line(accs[i] + " = " +
-             (w == "max" || w == "min" ? "tl." + std::string(w == "max" ? "maximum" : "minimum") +
-                                             "(" + accs[i] + ", " + t + ")"
-                                       : accs[i] + " + " + t));
-    }
-    k.pop();
-    for (size_t i = 0; i < whats.size(); ++i)
-      part.push_back(reduce(accs[i], whats[i] == "max" || whats[i] == "min" ? whats[i] : "sum"));
-  } else if (integer) {
-    pass(
-        "acc", "0", [](const std::string& x) { return x + ".to(tl.int64)"; }, "sum");
-    part = {reduce("acc", "sum")};
-  } else if (what == "prod") {
-    helpers_.insert("_mul");  // tl has no product reduction: tl.reduce with a combine function
-    pass("acc", "1.0", identity, "product");
-    part = {k.assign("tl.reduce(acc, 1, _mul)[:, None]")};
-  } else if (what == "max_sumexp" || what == "logsumexp") {
-    // One read of the input (an online softmax): each lane keeps its maximum and its sum of
-    // exponentials relative to it, rescaled when the maximum grows; the lanes combine after.
-    k.line("mx = tl.full([BLOCK_M, BLOCK_R], float('-inf'), tl.float32)");
-    k.line("se = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-    std::string x = k.assign("tl.where(m, " + value(columns()) + ", float('-inf'))");
-    std::string top = k.assign("tl.maximum(mx, " + x + ")");
-    // A lane that has seen only -inf keeps a sum of 0 (exp(-inf - -inf) would be NaN).
-    std::string shift = k.assign("tl.where(" + top + " == float('-inf'), 0.0, " + top + ")");
-    k.line("se = se * tl.exp(mx - " + shift + ") + tl.exp(" + x + " - " + shift + ")");
-    k.line("mx = " + top);
-    k.pop();
-    std::string mx = reduce("mx", "max");
-    std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-    part = {safe, k.assign("tl.sum(se * tl.exp(mx - " + safe + "), axis=1)[:, None]")};
-  } else if (recipe.partial.size() == 3) {  // counts, means and squared deviations
-    // One read of the input (Welford): each lane keeps its count, mean and sum of squared
-    // deviations; Chan's formula combines the lanes.
-    std::string count =
-        k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
-    k.line("cnt = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-    k.line("mean = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-    k.line("m2 = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-    std::string x = value(columns());
-    k.line("cnt = cnt + m.to(tl.float32)");
-    std::string delta = k.assign("tl.where(m, " + x + " - mean, 0.0)");
-    k.line("mean = mean + " + delta + " / tl.maximum(cnt, 1.0)");
-    k.line("m2 = m2 + " + delta + " * tl.where(m, " + x + " - mean, 0.0)");
-    k.pop();
-    std::string all = k.assign("tl.sum(cnt * mean, axis=1)[:, None] / " + count);
-    std::string d = k.assign("mean - " + all);
-    part = {count, all, reduce("m2 + cnt * " + d + " * " + d, "sum")};
-  } else {  // argmax, argmin
-    bool is_max = what == "argmax";
-    std::string init = is_max ? "float('-inf')" : "float('inf')";
-    k.line("best = tl.full([BLOCK_M, BLOCK_R], " + init + ", tl.float32)");
-    k.line("where = tl.zeros([BLOCK_M, BLOCK_R], tl.int64)");
-    std::string x = value(columns());
-    // Strictly better only: along a lane the first of equal values stays.
-    std::string better = k.assign("m & (" + x + (is_max ? " > " : " < ") + "best)");
-    k.line("best = tl.where(" + better + ", " + x + ", best)");
-    k.line("where = tl.where(" + better + ", cols.to(tl.int64), where)");
-    k.pop();
-    std::string top = reduce("best", is_max ? "max" : "min");
-    part = {k.assign("tl.min(tl.where(best == " + top +
-                     ", where, 9223372036854775807), axis=1)[:, None]")};
+  // Accumulators of one tensor are acc, or acc0, acc1, ... when there are several.
+  auto one_tensor = [](const std::string& kind) { return kind != "softmax" && kind != "welford"; };
+  size_t tensors = std::count_if(kinds.begin(), kinds.end(), one_tensor);
+  std::vector<Accumulator> accs;
+  for (size_t i = 0, t = 0; i < kinds.size(); ++i) {
+    std::string name = tensors == 1 || !one_tensor(kinds[i]) ? "acc" : "acc" + std::to_string(t++);
+    accs.push_back(accumulator(k, kinds[i], name));
   }
+  if (std::count(kinds.begin(), kinds.end(), "prod")) helpers_.insert("_mul");
 
-  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
-  // The results of statistic `what` from its (combined) partial statistics `p`, in kernel `kk`.
-  auto finish_one = [&](Kernel& kk, const std::string& what,
+  // The partial statistics over [lo, hi): one loop over the columns, one BLOCK_R tile at a
+  // time, reads the input once for every accumulator.
+  for (Accumulator& a : accs) a.init();
+  k.line("for c0 in range(lo, hi, BLOCK_R):");
+  k.push();
+  k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+  k.line("m = row_mask & (cols < hi)");
+  Index idx{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
+  std::string x = element ? element(k, idx) : emit(k, in, idx);
+  for (Accumulator& a : accs) a.update(x);
+  k.pop();
+  std::vector<std::vector<std::string>> part;  // each accumulator's
+  for (Accumulator& a : accs) part.push_back(a.lanes());
+
+  // The results of each statistic from its accumulator's (combined) partials `p`, in kernel kk.
+  auto finish_one = [&](Kernel& kk, const Statistic& s,
                         const std::vector<std::string>& p) -> std::vector<std::string> {
-    if (what == "mean") return {kk.assign(p[0] + " / COLS")};
+    const std::string& what = s.what;
+    std::string eps =
+        s.node->schema().find_attr("eps") ? float_literal(attr_float(s.node->attrs, "eps")) : "0.0";
+    if (what == "mean") return {p.size() == 3 ? p[1] : kk.assign(p[0] + " / COLS")};
     if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
     if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
     if (what == "logsumexp") return {kk.assign(p[0] + " + tl.log(" + p[1] + ")")};
@@ -231,38 +286,39 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
               kk.assign(p[2] + " / (COLS - 1)")};
     }
     if (what == "var" || what == "std") {
-      std::string count = offset_by("COLS", -attr_int(n.attrs, "correction"));
+      std::string count = offset_by("COLS", -attr_int(s.node->attrs, "correction"));
       std::string var = kk.assign(p[2] + " / tl.maximum(" + count + ", 0)");
       return {what == "std" ? kk.assign("tl.sqrt_rn(" + var + ")") : var};
     }
     return p;
   };
-  // Every statistic's results: of a one-pass group, one partial each.
-  auto finish = [&](Kernel& kk, const std::vector<std::string>& p) {
-    if (whats.size() == 1) return finish_one(kk, what, p);
-    std::vector<std::string> results;
-    for (size_t i = 0; i < whats.size(); ++i)
-      results.push_back(finish_one(kk, whats[i], {p[i]})[0]);
-    return results;
-  };
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
       plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
-  DType dtype = what.rfind("arg", 0) == 0 || integer ? DType::I64 : result;
-  auto store_results = [&](Kernel& kk, const std::vector<std::string>& results) {
-    std::vector<std::string> vars;
-    for (const std::string& r : results) {
-      std::string var = alloc(row_shape, dtype);
-      kk.line("tl.store(" + kk.pointer(var) + " + rows, " + rounded(dtype, r) + ", mask=row_mask)");
-      vars.push_back(var);
+  const std::string& kind0 = kinds[0];
+  DType dtype = kind0 == "argmax" || kind0 == "argmin" || kind0 == "isum" ? DType::I64 : result;
+  // Every statistic's results, finished from the partials p and stored by kernel kk.
+  auto store_results = [&](Kernel& kk, const std::vector<std::vector<std::string>>& p) {
+    std::vector<std::vector<std::string>> results;
+    for (size_t i = 0; i < stats.size(); ++i)
+      results.push_back(finish_one(kk, stats[i], p[reads[i]]));
+    std::vector<std::vector<std::string>> vars;
+    for (const std::vector<std::string>& rs : results) {
+      vars.emplace_back();
+      for (const std::string& r : rs) {
+        std::string var = alloc(row_shape, dtype);
+        kk.line("tl.store(" + kk.pointer(var) + " + rows, " + rounded(dtype, r) +
+                ", mask=row_mask)");
+        vars.back().push_back(var);
+      }
     }
     return vars;
   };
   // Tiles of about knobs.tile_elements (4096): whole rows when they fit, several rows when short.
   forward_.push_back(tile_line(plan.rows_contiguous, rows_py, cols_py));
   if (!split) {
-    std::vector<std::string> vars = store_results(k, finish(k, part));
+    std::vector<std::vector<std::string>> vars = store_results(k, part);
     finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
                   "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
                   {"BLOCK_M", "BLOCK_R"});
@@ -270,14 +326,17 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   }
   // Split: chunk statistics into [ROWS, SPLIT] buffers, then one combining kernel.
   forward_.push_back(split_line(rows_py, cols_py));
-  std::vector<std::string> partial_vars;
-  for (const std::string& p : part) {
-    std::string var = alloc(row_shape.empty() ? std::vector<std::string>{"SPLIT"}
-                                              : std::vector<std::string>{rows_py, "SPLIT"},
-                            dtype);
-    k.line("tl.store(" + k.pointer(var) + " + rows * SPLIT + tl.program_id(1), " + p +
-           ", mask=row_mask)");
-    partial_vars.push_back(var);
+  std::vector<std::vector<std::string>> partial_vars;
+  for (const std::vector<std::string>& ps : part) {
+    partial_vars.emplace_back();
+    for (const std::string& p : ps) {
+      std::string var = alloc(row_shape.empty() ? std::vector<std::string>{"SPLIT"}
+                                                : std::vector<std::string>{rows_py, "SPLIT"},
+                              dtype);
+      k.line("tl.store(" + k.pointer(var) + " + rows * SPLIT + tl.program_id(1), " + p +
+             ", mask=row_mask)");
+      partial_vars.back().push_back(var);
+    }
   }
   finish_kernel(k, {"ROWS", "COLS", "SPLIT", "CHUNK"}, {"BLOCK_M", "BLOCK_R"},
                 "(triton.cdiv(" + rows_py + ", BLOCK_M), SPLIT)",
@@ -288,39 +347,15 @@ std::vector<std::string> Lowering::stats_kernel(const std::string& what, ValueId
   c.line("row_mask = rows < ROWS");
   c.line("parts = tl.arange(0, BLOCK_S)[None, :]");
   c.line("pm = row_mask & (parts < SPLIT)");
-  std::vector<std::string> loaded;
-  // The partial statistic i is of whats[i] in a one-pass group, else of `what`'s recipe.
-  auto statistic = [&](size_t i) { return whats.size() > 1 ? whats[i] : what; };
-  auto kind = [&](size_t i) {
-    const std::string w = statistic(i);
-    return whats.size() == 1 ? recipe.partial[i] : w == "max" || w == "min" ? "m" : "s";
-  };
-  for (size_t i = 0; i < partial_vars.size(); ++i) {
-    std::string other = kind(i) == "m" ? (statistic(i) == "min" ? "float('inf')" : "float('-inf')")
-                        : integer      ? "0"
-                                       : "0.0";
-    loaded.push_back(c.assign("tl.load(" + c.pointer(partial_vars[i]) +
-                              " + rows * SPLIT + parts, mask=pm, other=" + other + ")"));
-  }
-  auto sum = [&](const std::string& x) { return c.assign("tl.sum(" + x + ", axis=1)[:, None]"); };
-  std::vector<std::string> combined;
-  if (whats.size() > 1 || (recipe.partial.size() == 1 && recipe.splittable)) {
-    // Sums add up; extrema take the extremum of the chunks'.
-    for (size_t i = 0; i < loaded.size(); ++i)
-      combined.push_back(
-          kind(i) == "s" ? sum(loaded[i])
-                         : c.assign("tl." + statistic(i) + "(" + loaded[i] + ", axis=1)[:, None]"));
-  } else if (recipe.partial.size() == 2) {  // max and sum of exponentials
-    std::string mx = c.assign("tl.max(" + loaded[0] + ", axis=1)[:, None]");
-    std::string safe = c.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-    combined = {safe, sum(loaded[1] + " * tl.exp(" + loaded[0] + " - " + safe + ")")};
-  } else {  // counts, means, M2: Chan's combination
-    std::string total = sum(loaded[0]);
-    std::string mean = c.assign(sum(loaded[0] + " * " + loaded[1]) + " / " + total);
-    std::string d = c.assign(loaded[1] + " - " + mean);
-    combined = {total, mean, sum(loaded[2] + " + " + loaded[0] + " * " + d + " * " + d)};
-  }
-  std::vector<std::string> vars = store_results(c, finish(c, combined));
+  std::vector<std::vector<std::string>> loaded(accs.size());
+  for (size_t a = 0; a < accs.size(); ++a)
+    for (size_t i = 0; i < partial_vars[a].size(); ++i)
+      loaded[a].push_back(
+          c.assign("tl.load(" + c.pointer(partial_vars[a][i]) +
+                   " + rows * SPLIT + parts, mask=pm, other=" + accs[a].identity[i] + ")"));
+  std::vector<std::vector<std::string>> combined;
+  for (size_t a = 0; a < accs.size(); ++a) combined.push_back(accs[a].combine(c, loaded[a]));
+  std::vector<std::vector<std::string>> vars = store_results(c, combined);
   finish_kernel(c, {"ROWS", "COLS", "SPLIT"}, {"BLOCK_M", "BLOCK_S"},
                 "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py, "SPLIT"},
                 {"BLOCK_M", split_block()});
@@ -344,62 +379,88 @@ std::vector<int> reduced_dims(const Node& n, int rank) {
   return dims;
 }
 
-// The statistics recipe of a reduction node ("sum", "argmax", ...).
-std::string recipe_name(const Graph& g, const Node& n) {
+// What a node asks of a statistics kernel: its statistic ("sum", "argmax", "max_sumexp", ...),
+// the dims of its input it reduces, and the results' type. Reductions, and the normalizations
+// whose statistics are a reduction over some dims of their input: softmax and log_softmax
+// (the maximum and sum of exponentials), layer norms (mean and 1/std), RMS norms (1/rms).
+struct Request {
+  std::string what;
+  std::vector<int> dims;
+  DType result;
+};
+
+std::optional<Request> request_of(const Graph& g, const Node& n) {
+  int rank = g.value(n.inputs[0]).type.rank();
+  DType dtype = g.value(n.output).type.dtype;
   switch (n.op) {
-    case Op::Sum: return is_floating(g.value(n.inputs[0]).type.dtype) ? "sum" : "isum";
-    case Op::Mean: return "mean";
+    case Op::Sum:
+      return Request{is_floating(g.value(n.inputs[0]).type.dtype) ? "sum" : "isum",
+                     reduced_dims(n, rank), dtype};
+    case Op::Mean: return Request{"mean", reduced_dims(n, rank), dtype};
     case Op::Max:
-    case Op::Amax: return "max";
+    case Op::Amax: return Request{"max", reduced_dims(n, rank), dtype};
     case Op::Min:
-    case Op::Amin: return "min";
-    case Op::Logsumexp: return "logsumexp";
-    case Op::Var: return "var";
-    case Op::Std: return "std";
-    case Op::Norm: return "norm";
-    case Op::Prod: return "prod";
-    case Op::Argmax: return "argmax";
-    case Op::Argmin: return "argmin";
-    default: throw IrError("codegen: no lowering for " + n.schema().name);
+    case Op::Amin: return Request{"min", reduced_dims(n, rank), dtype};
+    case Op::Logsumexp: return Request{"logsumexp", reduced_dims(n, rank), dtype};
+    case Op::Var: return Request{"var", reduced_dims(n, rank), dtype};
+    case Op::Std: return Request{"std", reduced_dims(n, rank), dtype};
+    case Op::Norm: return Request{"norm", reduced_dims(n, rank), dtype};
+    case Op::Prod: return Request{"prod", reduced_dims(n, rank), dtype};
+    case Op::Argmax: return Request{"argmax", reduced_dims(n, rank), dtype};
+    case Op::Argmin: return Request{"argmin", reduced_dims(n, rank), dtype};
+    case Op::Softmax:
+    case Op::LogSoftmax: return Request{"max_sumexp", reduced_dims(n, rank), DType::F32};
+    case Op::LayerNorm:
+    case Op::RmsNorm: {
+      int k = static_cast<int>(attr_ints(n.attrs, "normalized_shape").size());
+      std::vector<int> dims;
+      for (int d = rank - k; d < rank; ++d) dims.push_back(d);
+      return Request{n.op == Op::RmsNorm ? "rms" : "mean_rstd", dims, DType::F32};
+    }
+    default: return std::nullopt;
   }
 }
 
 }  // namespace
 
-// A reduction, and with it every later one-pass reduction of the same input over the same
-// dims into the same dtype (`x.mean(1)`, `x.amax(1)`, `x.sum(1)`): one kernel reads the input
-// once for all of them (horizontal fusion). Their turn in the walk then finds them done.
-void Lowering::lower_reduction(const Node& n) {
-  if (is_buffer(n.output)) return;  // computed with an earlier sibling
+// A node's statistics kernel (a reduction's, or a softmax's, layer or RMS norm's), and with
+// it every later node's of the same input, dims and results' type whose accumulators can
+// share a column loop (`x.softmax(1)`, `x.logsumexp(1)`, `x.var(1)`, `x.amax(1)`): one kernel
+// reads the input once for all of them (horizontal fusion). Their turn in the walk then
+// finds them done. A reduction's result is a buffer, a normalization's its statistics.
+void Lowering::lower_statistics(const Node& n) {
+  if (is_buffer(n.output) || stats_.count(n.output)) return;  // with an earlier sibling
   ValueId in = n.inputs[0];
-  int rank = g_.value(in).type.rank();
-  std::vector<int> dims = reduced_dims(n, rank);
-  std::string what = recipe_name(g_, n);
-  DType dtype = g_.value(n.output).type.dtype;
-  std::vector<const Node*> members = {&n};
-  std::vector<std::string> siblings;
-  if (one_pass(what)) {
+  std::optional<Request> request = request_of(g_, n);
+  if (!request) throw IrError("codegen: no lowering for " + n.schema().name);
+  std::vector<Statistic> stats = {{request->what, &n}};
+  if (shares_loop(accumulator_kind(request->what))) {
     for (const Node& m : g_.nodes()) {
-      const Op ops[] = {Op::Sum, Op::Mean, Op::Max, Op::Amax, Op::Min, Op::Amin, Op::Norm};
-      if (&m <= &n || std::find(std::begin(ops), std::end(ops), m.op) == std::end(ops) ||
-          m.inputs[0] != in || g_.value(m.output).type.dtype != dtype ||
-          !one_pass(recipe_name(g_, m)) || reduced_dims(m, rank) != dims)
-        continue;
-      members.push_back(&m);
-      siblings.push_back(recipe_name(g_, m));
+      if (&m <= &n || m.inputs.empty() || m.inputs[0] != in) continue;
+      std::optional<Request> other = request_of(g_, m);
+      if (other && shares_loop(accumulator_kind(other->what)) && other->dims == request->dims &&
+          other->result == request->result)
+        stats.push_back({other->what, &m});
     }
   }
-  ReducePlan plan = plan_dims(in, dims);
+  ReducePlan plan = plan_dims(in, request->dims);
   size_t computed = computes_.size();
-  std::vector<std::string> vars = stats_kernel(what, in, plan, n, nullptr, dtype, siblings);
+  std::vector<std::vector<std::string>> results =
+      stats_kernel(stats, in, plan, nullptr, request->result);
   for (size_t i = computed; i < computes_.size(); ++i)  // the kernels' header lines
-    for (const Node* m : members)
-      computes_[i].second.insert(static_cast<int>(m - g_.nodes().data()));
-  // Each statistic's buffer holds the rows in its output's order; view it in its shape.
-  for (size_t i = 0; i < members.size(); ++i) {
-    const std::string& var = vars[i];
-    forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(members[i]->output)) + ")");
-    buffers_[members[i]->output] = {var, true};
+    for (const Statistic& s : stats)
+      computes_[i].second.insert(static_cast<int>(s.node - g_.nodes().data()));
+  for (size_t i = 0; i < stats.size(); ++i) {
+    ValueId out = stats[i].node->output;
+    if (stats[i].node->schema().category == Category::Normalization) {
+      stats_[out] = results[i];
+      plans_[out] = plan;
+      continue;
+    }
+    // A reduction's buffer holds the rows in its output's order; view it in its shape.
+    const std::string& var = results[i][0];
+    forward_.push_back(var + " = " + var + ".view(" + tuple(shape_of(out)) + ")");
+    buffers_[out] = {var, true};
   }
 }
 

@@ -38,6 +38,13 @@ struct ReducePlan {
   std::function<std::vector<std::string>(const std::vector<std::string>&)> row_of;
 };
 
+// One statistic of a statistics kernel: its recipe ("sum", "max_sumexp", "var", ...) and the
+// node it is for, whose attributes (eps, correction) its results read.
+struct Statistic {
+  std::string what;
+  const Node* node;
+};
+
 // The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
 // order, and each node either stays an expression or writes a buffer through an emitter.
 class Lowering {
@@ -115,14 +122,18 @@ class Lowering {
   // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
   // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a
   // normalization, or a reduction's own output type (fp16 rounds once, from fp32, at the store).
-  // `siblings`: more one-pass statistics ("sum", "mean", "norm", "max", "min") of the same
-  // input and plan, computed in the same column loop (horizontal fusion: the input is read
-  // once); their results follow the first's, one each.
+  // Several statistics of one input and plan ("max_sumexp", "var", "mean", ...) share one
+  // column loop (horizontal fusion: the input is read once); each gets its buffers.
+  std::vector<std::vector<std::string>> stats_kernel(const std::vector<Statistic>& stats,
+                                                     ValueId in, const ReducePlan& plan,
+                                                     const Element& element = nullptr,
+                                                     DType result = DType::F32);
   std::vector<std::string> stats_kernel(const std::string& what, ValueId in, const ReducePlan& plan,
                                         const Node& n, const Element& element = nullptr,
-                                        DType result = DType::F32,
-                                        const std::vector<std::string>& siblings = {});
-  void lower_reduction(const Node& n);
+                                        DType result = DType::F32) {
+    return stats_kernel({{what, &n}}, in, plan, element, result)[0];
+  }
+  void lower_statistics(const Node& n);
   bool is_global_pool(const Node& n) const;
   void lower_global_pool(const Node& n);
   void lower_nll_loss(const Node& n);

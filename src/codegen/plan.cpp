@@ -47,7 +47,7 @@ void Lowering::lower_graph() {
         if (n.op == Op::NllLoss)
           lower_nll_loss(n);
         else
-          n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_reduction(n);
+          n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_statistics(n);
         break;
       case Category::Normalization: lower_normalization(n); break;
       case Category::Pooling:

@@ -1,8 +1,9 @@
 """Four reductions of one computed tensor over the same dim (mean, max, sum and a 2-norm), and
 one over another dim: the four share one statistics kernel that reads the input once
-(horizontal fusion); the fifth is a kernel of its own.
+(horizontal fusion), the mean and the sum one accumulator; the fifth is a kernel of its own.
 # CHECK-COUNT-2: _stats(
-# CHECK: acc3 = acc3 + t
+# CHECK: acc2 = acc2 + t
+# CHECK-NOT: acc3
 """
 import torch
 import torch.nn as nn

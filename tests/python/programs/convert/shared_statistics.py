@@ -1,0 +1,39 @@
+"""Every statistic of one computed tensor over one dim in one statistics kernel, which reads
+it once: softmax's and log_softmax's maximum and sum of exponentials, which logsumexp reads
+too (one online softmax); a variance, a standard deviation, a mean and a layer norm's
+statistics (one Welford accumulator); a maximum and a 2-norm. 3 kernels (the tensor, its
+statistics, the output), where they were 9 (7 statistics kernels).
+# CHECK-COUNT-1: _stats(
+# CHECK-COUNT-1: mx = tl.full(
+# CHECK-COUNT-1: cnt = tl.zeros(
+# CHECK: acc0 = tl.maximum(acc0,
+# CHECK: acc1 = acc1 + t
+# CHECK-COUNT-3: def k
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+batch_size = 8
+features = 300
+
+
+class Model(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.norm = nn.LayerNorm(features)
+
+    def forward(self, x):
+        y = torch.tanh(x) * 3 + 0.5
+        p = torch.softmax(y, dim=1) + torch.log_softmax(y, dim=1) * 0.1
+        stats = torch.logsumexp(y, dim=1) + torch.var(y, dim=1) + y.std(dim=1, unbiased=False)
+        stats = stats + y.mean(dim=1) - y.amax(dim=1) + torch.linalg.vector_norm(y, dim=1) * 0.01
+        return p * stats.unsqueeze(1) + self.norm(y)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, features)]
+
+
+def get_init_inputs():
+    return [features]
