@@ -7,6 +7,16 @@ if os.path.abspath(_PY) not in [os.path.abspath(p) for p in sys.path]:
     sys.path.insert(0, os.path.abspath(_PY))
 
 
+# Each pytest-xdist worker (make test: -n auto, one a core) gets its share of the cores for
+# torch's thread pools, and so does every process it starts (they inherit it): N workers with
+# a thread per core each oversubscribe the machine N times, and OpenMP threads that wait for
+# a descheduled sibling burn the cores the other workers need (on 2 busy cores, 60 steps of
+# `drtriton train sft --model tiny` took 175 s with 2 threads, 42 s with 1). The verifier's
+# worker pool does the same for its workers (src/eval/worker_pool.cpp).
+_XDIST_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _XDIST_WORKERS > 1 and "OMP_NUM_THREADS" not in os.environ:
+    os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // _XDIST_WORKERS))
+
 import pytest  # noqa: E402
 
 
