@@ -10,8 +10,12 @@ CLI := ./build/drtriton
 # Extra ctest arguments, e.g. `make test CTEST_ARGS="-L cpu -R Text"`.
 CTEST_ARGS ?=
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="-k frontend -x"`. Test files run side by
-# side, one process per core (pytest-xdist); `PYTEST_ARGS="-n 0"` runs them in one process.
+# side (pytest-xdist) in PYTEST_WORKERS processes, one more than the cores: a test spends much
+# of its time waiting for the processes it starts (services, verifier workers). On 2 cores the
+# whole suite took 1,338 s with 3 processes; with 2 it had used 1.2 cores on average and taken
+# 1,697 s (a run that shared the machine part of the time). `PYTEST_ARGS="-n 0"`: one process.
 PYTEST_ARGS ?=
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 DEMO_IR := examples/conv_relu_scale.ir
 
 .PHONY: help setup build demo test test-cpp test-python bench format clean
@@ -64,7 +68,7 @@ test-cpp:
 test-python:
 	@echo "===== Python tests (pytest) ====="
 	@if [ ! -d tests/python ]; then echo "no tests/python folder: no Python tests run"; exit 0; fi; \
-	rc=0; $(PY) -m pytest -q --durations=25 -n auto --dist loadfile tests/python $(PYTEST_ARGS) || rc=$$?; \
+	rc=0; $(PY) -m pytest -q --durations=25 -n $(PYTEST_WORKERS) --dist loadfile tests/python $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ] && [ -z "$$(find tests/python -name 'test_*.py' -o -name '*_test.py' | head -n 1)" ]; then \
 	  echo "tests/python has no test files yet: no Python tests run"; rc=0; \
 	elif [ $$rc -eq 5 ]; then \

@@ -7,7 +7,7 @@ if os.path.abspath(_PY) not in [os.path.abspath(p) for p in sys.path]:
     sys.path.insert(0, os.path.abspath(_PY))
 
 
-# Each pytest-xdist worker (make test: -n auto, one a core) gets its share of the cores for
+# Each pytest-xdist worker (make test: one more than the cores) gets its share of the cores for
 # torch's thread pools, and so does every process it starts (they inherit it): N workers with
 # a thread per core each oversubscribe the machine N times, and OpenMP threads that wait for
 # a descheduled sibling burn the cores the other workers need (on 2 busy cores, 60 steps of
