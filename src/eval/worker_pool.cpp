@@ -87,14 +87,14 @@ json authentic_line(const std::string& line, const std::string& key, uint64_t id
   return j;
 }
 
-// The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
-// here because a sandboxed worker cannot create files outside its scratch folder; shared by
-// every service on the machine, named by the physical GPU.
 // The identity in a worker's ready line.
 WorkerIdentity identity_of(const json& ready, const std::string& device) {
   return {ready.value("device", device), ready.value("versions", json::object())};
 }
 
+// The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
+// here because a sandboxed worker cannot create files outside its scratch folder; shared by
+// every service on the machine, named by the physical GPU.
 std::string gpu_lock_file(const std::string& device) {
   std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
   std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();

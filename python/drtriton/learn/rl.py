@@ -195,7 +195,7 @@ class Prompts:
     def __init__(self, cfg: Config):
         self.cfg, self.dev = cfg, {}
         self.pool = ThreadPoolExecutor(1)
-        self.ahead = None  # ((level, seed), future)
+        self.ahead = None  # ((mix, seed), future)
 
     def step(self, mix: tuple, seed: int, next_seed: int) -> list[str]:
         """The step's programs: `count` of each `(level, count)` of `mix`, in that order."""
