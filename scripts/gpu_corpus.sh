@@ -185,7 +185,7 @@ def verify_chunk(service, chunk):
             report["device"] = report["device"] or v.get("device")
             programs[name]["verdict"] = {k: v.get(k) for k in (
                 "passed", "failed_stage", "reason", "kernelbench_native", "speedup_eager",
-                "speedup_compile", "timing_ms", "flags")}
+                "speedup_compile", "timing_ms", "flags", "seconds")}
             status = "accepted" if v.get("passed") else f"rejected at {v.get('failed_stage')}: {v.get('reason')}"
             sp = v.get("speedup_eager")
             print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
@@ -230,6 +230,17 @@ table = ("| folder | programs | imported | compiled | accepted | kernelbench_nat
          "| --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
 with open(os.path.join(OUT, "gpu_corpus.md"), "w") as f:
     f.write(table + "\n")
+# Where the workers' time went: seconds by verdict stage, summed over the verdicts.
+stages = {}
+for e in programs.values():
+    for stage, sec in ((e["verdict"] or {}).get("seconds") or {}).items():
+        stages[stage] = stages.get(stage, 0.0) + sec
+verified = sum((e["verdict"] or {}).get("passed") is not None for e in programs.values())
+report["throughput"] = {"verdicts": verified, "per_minute": round(60 * verified / max(report["verify_s"], 1e-9), 1),
+                        "worker_seconds_by_stage": {k: round(v, 1) for k, v in stages.items()}}
+save()
+print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['throughput']['per_minute']} a minute; "
+      "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items()))
 print(f"\ncorpus on {report['device']} (convert {report['convert_s']} s, verify {report['verify_s']} s"
       + (f", {not_verified} not verified: deadline" if not_verified else "") + f"); report: {OUT}/gpu_corpus.json")
 print(table)

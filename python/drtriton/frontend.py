@@ -86,7 +86,8 @@ the others as calls. Code that evaluates them must define, with integer argument
   PowByNatural(a, b), FloatPow(a, b)    a ** b
   Max(a, ...), Min(a, ...)              max, min
   floor(x), ceiling(x)                  math.floor, math.ceil (sympy's own)
-  Where(c, a, b), LShift, RShift, RoundDecimal, OpaqueUnaryFn_<math fn>  (not seen)
+  OpaqueUnaryFn_sqrt(x)                 math.sqrt (math.sqrt of a size: _symbolic_math)
+  Where(c, a, b), LShift, RShift, RoundDecimal, other OpaqueUnaryFn_<math fn>  (not seen)
 Seen in practice: no function at all for conv, conv_transpose, max/avg pooling (also
 ceil_mode), adaptive pooling, view/flatten/reshape, cat, stack, transpose/permute,
 reductions with keepdim, pad, pixel_shuffle, every operator of tests/ir/op_cases;
@@ -562,6 +563,30 @@ def _symbolic_max_pool1d():
     return _python_kernel(torch.ops.aten.max_pool1d.default, via_indices)
 
 
+@contextlib.contextmanager
+def _symbolic_math():
+    """math.sqrt of a size (attention's ``1 / math.sqrt(k.size(-1))``) asks the SymInt for
+    its value, so a dynamic export fixes that size and the solution's scale with it. Inside
+    the block, math.sqrt of a SymInt or SymFloat is torch's symbolic square root (an
+    ``OpaqueUnaryFn_sqrt`` in the size expression); of anything else, math.sqrt itself."""
+    import math
+
+    import torch
+
+    plain = math.sqrt
+
+    def sqrt(x):
+        if isinstance(x, (torch.SymInt, torch.SymFloat)):
+            return torch._sym_sqrt(x)
+        return plain(x)
+
+    math.sqrt = sqrt
+    try:
+        yield
+    finally:
+        math.sqrt = plain
+
+
 class _SymMismatch(Exception):
     """The dynamic export does not line up with the static one."""
 
@@ -602,7 +627,7 @@ def _export_dynamic(model, inputs):
         if isinstance(t, torch.Tensor):
             shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
     with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only(), \
-            _symbolic_max_pool1d(), _cumulative_batch_norm_traced(model):
+            _symbolic_max_pool1d(), _symbolic_math(), _cumulative_batch_norm_traced(model):
         ep = torch.export.export(_StateAsInputs(model), (state, *inputs), dynamic_shapes=shapes)
     return ep, list(state)
 

@@ -346,6 +346,12 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
       stop[d] = k.assign("tl.minimum(" + end + ", " + len + ")");
     }
   }
+  // An adaptive window over a size known only at run time has a width known only then
+  // (17 -> 7 has windows of 4 where 14 -> 7 has 3): loops bounded by the widest window.
+  bool runtime_window = false;
+  for (int d = 0; adaptive && d < sp; ++d)
+    runtime_window = runtime_window || !is_integer(ishape[first + d]);
+  if (runtime_window) return emit_adaptive_pool_loop(k, n, idx, start, stop);
   int64_t positions = 1;
   for (int64_t w : window) positions *= w;
   std::string acc;
@@ -397,6 +403,47 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
       sizes.push_back("(" + stop[d] + " - tl.maximum(" + start[d] + ", 0))");
     }
   }
+  return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
+}
+
+// An adaptive average pool as loops over its window, each as wide as the widest window of
+// the run-time size (ceil(len / out) + 1): positions past a window's own stop are masked.
+std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
+                                              const std::vector<std::string>& start,
+                                              const std::vector<std::string>& stop) {
+  ValueId in = n.inputs[0];
+  std::vector<std::string> ishape = shape_of(in);
+  const Shape& ocon = g_.value(n.output).type.shape;
+  int sp = static_cast<int>(start.size());
+  int first = static_cast<int>(ishape.size()) - sp;
+  std::string acc = k.assign("(" + start[0] + " * 0).to(tl.float32)");
+  std::vector<std::string> pos(sp);
+  for (int d = 0; d < sp; ++d) {
+    std::string out_n = std::to_string(ocon[first + d]);
+    std::string widest =
+        "(" + k.size(ishape[first + d]) + " + " + out_n + " - 1) // " + out_n + " + 1";
+    pos[d] = k.tmp();
+    std::string step = k.tmp();
+    k.line("for " + step + " in range(0, " + widest + "):");
+    k.push();
+    k.line(pos[d] + " = " + start[d] + " + " + step);
+  }
+  Index r = idx;
+  r.linear.clear();
+  r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
+  r.invariant.clear();
+  std::vector<std::string> conds;
+  for (int d = 0; d < sp; ++d) {
+    conds.push_back("(" + pos[d] + " < " + stop[d] + ")");
+    r.dims[first + d] = pos[d];
+  }
+  std::string valid = k.assign(join(conds, " & "));
+  r.mask = "(" + idx.mask + ") & " + valid;
+  std::string v = emit(k, in, r);
+  k.line(acc + " = " + acc + " + tl.where(" + valid + ", " + v + ", 0.0)");
+  for (int d = 0; d < sp; ++d) k.pop();
+  std::vector<std::string> sizes;
+  for (int d = 0; d < sp; ++d) sizes.push_back("(" + stop[d] + " - " + start[d] + ")");
   return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
 }
 

@@ -69,7 +69,12 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
     std::string x = loaded && !degenerate ? e : "tl.where(" + mask + ", " + e + ", 0.0)";
     return dot_type.empty() ? x : x + ".to(" + dot_type + ")";
   };
+  // A matrix-vector product (a dim of 1) is memory-bound, and eager's runs a reduction tree
+  // whose error hardly grows with K: its K loop sums with compensation (Kahan), else a long
+  // K (131072 values of one sign) errs more than the verifier's floor.
+  const bool compensated = degenerate && dtype == DType::F32;
   k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
+  if (compensated) k.line("comp = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
   k.line("for k0 in range(0, K, BLOCK_K):");
   k.push();
   k.line("ka = k0 + tl.arange(0, BLOCK_K)[None, :]");
@@ -107,7 +112,14 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   }
   k.line("b = " + b);
   int b_loads = loads_since(b_from);
-  k.line("acc = tl.dot(a, b, acc" + precision + ")");
+  if (compensated) {
+    k.line("step = tl.dot(a, b" + precision + ") - comp");
+    k.line("total = acc + step");
+    k.line("comp = (total - acc) - step");
+    k.line("acc = total");
+  } else {
+    k.line("acc = tl.dot(a, b, acc" + precision + ")");
+  }
   k.pop();
 
   k.line("mask = (rows < M) & (cols < N)");

@@ -18,7 +18,11 @@ void Lowering::lower_scan(const Node& n) {
   k.line("rows = " + program_id() + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
   k.line("row_mask = rows < ROWS");
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
-  k.line(is_product ? "carry = tl.full([BLOCK_M, 1], 1.0, tl.float32)"
+  // Products in float64: a scan multiplies sub-ranges in a tree order, and a sub-range's
+  // product can overflow float32 where the running product (which eager computes) does
+  // not (1e-30 * 1e30 * 1e30): float64's range holds every product of float32 factors that
+  // stays within float32 at the end.
+  k.line(is_product ? "carry = tl.full([BLOCK_M, 1], 1.0, tl.float64)"
                     : "carry = tl.zeros([BLOCK_M, 1], tl.float32)");
   k.line("for c0 in range(0, COLS, BLOCK_R):");
   k.push();
@@ -27,13 +31,16 @@ void Lowering::lower_scan(const Node& n) {
   std::vector<std::string> ridx = decompose(k, "cols", plan.reduced);
   std::vector<std::string> full = plan.to_input(kidx, ridx);
   std::string x = emit(k, in, Index{full, "m", "", {}});
-  std::string t = k.assign("tl.where(m, " + x + (is_product ? ", 1.0)" : ", 0.0)"));
+  std::string t = k.assign(is_product ? "tl.where(m, " + x + ", 1.0).to(tl.float64)"
+                                      : "tl.where(m, " + x + ", 0.0)");
   std::string off = linearize(k, full, shape);
   if (is_integer(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
   if (is_product) {
     helpers_.insert("_mul");  // tl has no product reduction: a combine function
     k.line("tl.store(" + k.pointer(out) + " + " + off + ", " +
-           rounded(dtype, "tl.associative_scan(" + t + ", 1, _mul) * carry") + ", mask=m)");
+           rounded(dtype, "(tl.associative_scan(" + t + ", 1, _mul) * carry)" +
+                              (dtype == DType::F64 ? "" : ".to(tl.float32)")) +
+           ", mask=m)");
     k.line("carry = carry * tl.reduce(" + t + ", 1, _mul)[:, None]");
   } else {
     k.line("tl.store(" + k.pointer(out) + " + " + off + ", " +

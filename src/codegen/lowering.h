@@ -108,6 +108,9 @@ class Lowering {
   std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
+  std::string emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
+                                      const std::vector<std::string>& start,
+                                      const std::vector<std::string>& stop);
   std::string emit_dropout(Kernel& k, const Node& n, const Index& idx);
 
   // ---- emit_library.cpp: library calls (convolutions, matmuls, recurrent layers) ----

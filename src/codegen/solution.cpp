@@ -140,7 +140,8 @@ std::string Lowering::header(const std::string& body) {
       {"Max", "(*args):\n    return max(args)"},
       {"Min", "(*args):\n    return min(args)"},
       {"floor", "(x):\n    return int(x // 1)"},
-      {"ceiling", "(x):\n    return -int(-x // 1)"}};
+      {"ceiling", "(x):\n    return -int(-x // 1)"},
+      {"OpaqueUnaryFn_sqrt", "(x):\n    import math\n\n    return math.sqrt(x)"}};
   for (const auto& [name, def] : size_functions)
     if (calls(name)) s << "\n\ndef " << name << def << "\n";
   if (calls("_gemm_blocks")) s << "\n\n" << launch_helper("_gemm_blocks", options_.knobs);

@@ -95,13 +95,18 @@ WorkerIdentity identity_of(const json& ready, const std::string& device) {
 // The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
 // here because a sandboxed worker cannot create files outside its scratch folder; shared by
 // every service on the machine, named by the physical GPU.
+// The lock files of one GPU, shared by every worker on it: PATH for timed runs, PATH.memory
+// and PATH.turnstile for its memory (python/drtriton/verifier/timing.py). Made here: a
+// sandboxed worker cannot create files outside its scratch folder. Returns PATH.
 std::string gpu_lock_file(const std::string& device) {
   std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
   std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd >= 0) {
-    ::fchmod(fd, 0666);  // whoever made it first, every service's workers may lock it
-    ::close(fd);
+  for (const std::string& file : {path, path + ".memory", path + ".turnstile"}) {
+    int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::fchmod(fd, 0666);  // whoever made it first, every service's workers may lock it
+      ::close(fd);
+    }
   }
   return path;
 }

@@ -540,3 +540,51 @@ def test_integer_outputs_are_judged_exactly():
     truth, eager = torch.tensor([3, 5]), torch.tensor([3, 4])
     (err, _, bound), = compare.check_output(eager.clone(), eager, truth)
     assert 0 < err <= bound
+
+
+def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
+    """timing.MemoryGate, across processes as the workers of one GPU use it: a request going
+    alone waits until the shared ones have left, and one arriving meanwhile waits for it."""
+    import multiprocessing
+    import time
+
+    from drtriton.verifier import timing
+
+    base = tmp_path / "gpu.lock"
+    for suffix in ("", ".memory", ".turnstile"):
+        (tmp_path / f"gpu.lock{suffix}").touch()
+    monkeypatch.setenv("DRTRITON_GPU_LOCK", str(base))
+    ctx = multiprocessing.get_context("fork")
+    events = ctx.Queue()
+
+    def shared(name, hold_s):
+        gate = timing.MemoryGate(0, total_bytes=8 << 30)
+        gate.enter()
+        events.put((name, "in"))
+        time.sleep(hold_s)
+        events.put((name, "out"))
+        gate.leave()
+
+    def alone():
+        gate = timing.MemoryGate(0, total_bytes=8 << 30)
+        assert gate.large(2 << 30) and not gate.large(512 << 20)
+        gate.enter()
+        gate.alone()
+        events.put(("large", "in"))
+        time.sleep(0.5)
+        events.put(("large", "out"))
+        gate.leave()
+
+    first = ctx.Process(target=shared, args=("first", 1.0))
+    first.start()
+    assert events.get(timeout=10) == ("first", "in")
+    large = ctx.Process(target=alone)
+    large.start()
+    time.sleep(0.3)  # the large request now waits for `first`, turnstile closed
+    late = ctx.Process(target=shared, args=("late", 0.1))
+    late.start()
+    order = [events.get(timeout=10) for _ in range(5)]
+    for p in (first, large, late):
+        p.join(10)
+        assert p.exitcode == 0
+    assert order == [("first", "out"), ("large", "in"), ("large", "out"), ("late", "in"), ("late", "out")]

@@ -168,3 +168,31 @@ def test_the_cache_is_bounded_and_draws_a_fresh_seed_in_time():
     drawn.uses = given.uses = task_cache.REDRAW_AFTER
     assert cache.get("d") is None  # its own seed has judged enough candidates
     assert cache.get("f") is given  # a seed the requests give is theirs to keep
+
+
+def test_input_sets_drawn_again_must_match_their_first_draw():
+    """Sets too large to keep are drawn again at each use; a draw that differs from the first
+    (a candidate changed the task's sizes in between) is refused, not judged."""
+    import types
+
+    from drtriton.verifier import inputs as inputs_mod
+
+    task = types.ModuleType("task_for_input_sets")
+    task.n = 8
+
+    def get_inputs():
+        return [torch.randn(task.n, 4)]
+    task.get_inputs = get_inputs
+    seeds = list(range(len(inputs_mod.DISTRIBUTIONS)))
+    old = inputs_mod.InputSets.KEEP_BYTES
+    inputs_mod.InputSets.KEEP_BYTES = 0  # keep nothing: every use draws again
+    try:
+        sets = inputs_mod.InputSets(task, seeds, torch.device("cpu"))
+        first = sets[3]
+        assert torch.equal(first[0], sets[3][0])  # same seed, same device: the same values
+        assert not torch.equal(sets[1][0], sets[2][0])
+        task.n = 9
+        with pytest.raises(inputs_mod.InputsChanged, match="input set 3"):
+            sets[3]
+    finally:
+        inputs_mod.InputSets.KEEP_BYTES = old

@@ -82,17 +82,18 @@ def tensors_of(obj):
 
 
 def _draw(shape, kind, scale, generator, nonneg, dtype):
-    """Values of one distribution (on the CPU), drawn in float32 or float64."""
+    """Values of one distribution (on the generator's device), in float32 or float64."""
+    like = {"generator": generator, "dtype": dtype, "device": generator.device}
     if kind == "uniform":
-        x = (torch.rand(shape, generator=generator, dtype=dtype) * 2 - 1) * scale
+        x = (torch.rand(shape, **like) * 2 - 1) * scale
     elif kind == "all_equal":
-        x = torch.randn((), generator=generator, dtype=dtype).expand(shape).clone() * scale
+        x = torch.randn((), **like).expand(shape).clone() * scale
     else:
-        x = torch.randn(shape, generator=generator, dtype=dtype) * scale
+        x = torch.randn(shape, **like) * scale
     if kind == "sorted_one_sign":  # negative where the task allows it, ascending in memory
         x = (x.abs() if nonneg else -x.abs()).flatten().sort().values.reshape(shape)
     elif kind == "mostly_zero":
-        x = x * (torch.rand(shape, generator=generator, dtype=dtype) < 0.1)
+        x = x * (torch.rand(shape, **like) < 0.1)
     return x.abs() if nonneg else x
 
 
@@ -129,16 +130,77 @@ def _memory_format(t):
     return torch.contiguous_format
 
 
-def make_input_set(task_module, seed, dist_index):
-    """The task's get_inputs() under `seed`, redrawn from DISTRIBUTIONS[dist_index] (on CPU)."""
+def make_input_set(task_module, seed, dist_index, device="cpu"):
+    """The task's get_inputs() under `seed`, redrawn from DISTRIBUTIONS[dist_index], on `device`.
+    Drawn there, not on the CPU and copied: a CPU draw of a GPU-sized input (a sort of 512M
+    values) takes minutes. get_inputs() runs with `device` as the default device; one that
+    cannot (it calls .numpy()) runs on the CPU, and its tensors are moved."""
     label, kind, scale = DISTRIBUTIONS[dist_index]
+    device = torch.device(device)
     torch.manual_seed(seed)
-    raw = list(task_module.get_inputs())
-    raw = map_tensors(raw, lambda t: t.detach())
+    try:
+        with torch.device(device):
+            raw = list(task_module.get_inputs())
+    except Exception:
+        if device.type == "cpu":
+            raise
+        torch.manual_seed(seed)
+        raw = list(task_module.get_inputs())
+    raw = map_tensors(raw, lambda t: t.detach().to(device))
     if kind is None:
         return raw
-    generator = torch.Generator().manual_seed(seed * 7919 + dist_index)
+    generator = torch.Generator(device=device).manual_seed(seed * 7919 + dist_index)
     return map_tensors(raw, lambda t: _redraw(t, kind, scale, generator))
+
+
+class InputsChanged(Exception):
+    """A set drawn again differs from its first draw: code that ran in between (the
+    candidate's) changed the task's constants, its get_inputs, or torch's generators."""
+
+
+class InputSets:
+    """The input sets of one request (one per DISTRIBUTIONS entry, under `seeds`), all drawn
+    on `device` when made, before any candidate code runs. Sets up to KEEP_BYTES are kept;
+    larger ones are drawn again at each use (same seed, same device: the same values), so a
+    worker never holds nine copies of a GPU-sized input. A draw again must match the first
+    one's fingerprint (shapes, dtypes and float64 sums), else InputsChanged."""
+
+    KEEP_BYTES = 64 << 20
+
+    def __init__(self, task_module, seeds, device):
+        self.task, self.seeds, self.device = task_module, seeds, device
+        self.kept, self.prints = {}, []
+        for index in range(len(seeds)):
+            values = make_input_set(task_module, seeds[index], index, device)
+            self.prints.append(_fingerprint(values))
+            if nbytes(values) <= self.KEEP_BYTES:
+                self.kept[index] = values
+
+    def __len__(self):
+        return len(self.seeds)
+
+    def __getitem__(self, index):
+        if index in self.kept:
+            return self.kept[index]
+        values = make_input_set(self.task, self.seeds[index], index, self.device)
+        if _fingerprint(values) != self.prints[index]:
+            raise InputsChanged(f"input set {index} ({DISTRIBUTIONS[index][0]}) drawn again differs from "
+                                f"its first draw: the task's sizes, get_inputs or torch's generators "
+                                f"were changed at run time")
+        return values
+
+    def materialized(self, device="cpu"):
+        """Every set as a list on `device` (for the task cache)."""
+        return [map_tensors(self[i], lambda t: t.to(device)) for i in range(len(self))]
+
+
+def _fingerprint(values):
+    return [(tuple(t.shape), t.dtype, float(torch.nan_to_num(t.sum(dtype=torch.float64))) if t.numel() else 0.0)
+            for t in tensors_of(values)]
+
+
+def nbytes(obj):
+    return sum(t.numel() * t.element_size() for t in tensors_of(obj))
 
 
 def signature(inputs):
@@ -151,6 +213,12 @@ def _meta_shapes(task_module):
         inputs = list(task_module.get_inputs())
         init = list(task_module.get_init_inputs())
     return [tuple(t.shape) for t in tensors_of(inputs)], init
+
+
+def meta_nbytes(task_module):
+    """Bytes of the task's inputs, from a get_inputs() on the meta device (nothing drawn)."""
+    with torch.device("meta"):
+        return nbytes(list(task_module.get_inputs()))
 
 
 def _size_constants(module):

@@ -60,6 +60,9 @@ CONSTANT_TOLERANCE = 1e-4  # KernelBench's: outputs this close on two input sets
 # Seeds of the reference's random-forward probe (load) and of the training-mode runs of a
 # random task (correct), offsets from the request's seed.
 PROBE_SEED, RANDOM_RUNS_SEED = 1000, 2000
+# A judgement's peak GPU memory, in bytes per byte of the task's inputs: the input buffers,
+# a set's draw and its copies, float64 copies of inputs and outputs, the comparisons.
+PEAK_PER_INPUT_BYTE = 16
 
 
 class Reject(Exception):
@@ -87,6 +90,7 @@ class Context:
         self.tamper = tamper
         self.progress = progress
         self.timer = timing.CudaTimer(device) if device.type == "cuda" else timing.CpuTimer()
+        self.memory = timing.MemoryGate(device.index or 0) if device.type == "cuda" else None
         self.cuda_poisoned = False
         self.requests = 0
         self.task_cache = task_cache.TaskCache()
@@ -424,12 +428,12 @@ class _Judgement:
         digest = task_cache.state_digest(self.state) if key else None
         if entry and (entry.shrunk != self.v["checks"]["inputs_shrunk"] or entry.state_digest != digest):
             entry = None  # this request built another task (its shrink, or a nondeterministic init)
+        self.go_alone_if_large()
         self.model = self.model.to(self.device)
         seeds = [self.base_seed + 1 + i for i in range(len(inputs_mod.DISTRIBUTIONS))]
         self.v["checks"]["seeds"] = seeds
         try:
-            self.sets = entry.sets if entry and entry.sets else [
-                inputs_mod.make_input_set(self.task, s, i) for i, s in enumerate(seeds)]
+            self.sets = entry.sets if entry and entry.sets else inputs_mod.InputSets(self.task, seeds, self.device)
         except BaseException as e:
             raise Reject("load", "task: get_inputs() failed: " + describe(e), flags=["task_error"])
         self.choose_mode()
@@ -457,6 +461,22 @@ class _Judgement:
                          detail=traceback.format_exc(limit=-8))
         self.check_tamper("load")
 
+    def go_alone_if_large(self):
+        """A task whose judging may take more than a worker's share of the GPU's memory
+        (about PEAK_PER_INPUT_BYTE times its inputs, float64 copies and comparisons
+        included, plus its state and the float64 copy of it) is judged alone on the GPU."""
+        gate = self.ctx.memory
+        if gate is None:
+            return
+        try:
+            inputs = inputs_mod.meta_nbytes(self.task)
+        except Exception:
+            return  # get_inputs() fails: the sets' draw says so
+        state = inputs_mod.nbytes(list(self.state.values()))
+        if gate.large(PEAK_PER_INPUT_BYTE * inputs + 3 * state):
+            gate.alone()
+            self.flag("judged_alone")
+
     def prepare(self, key, digest):
         """A new task cache entry (task_cache.py): the reference's work on every input set and
         varied size, done now, before any candidate forward. Without its per-set work when that
@@ -465,7 +485,7 @@ class _Judgement:
         cache = self.ctx.task_cache
         entry = task_cache.Entry(key, self.base_seed, self.options.get("seed") is None,
                                  self.v["checks"]["inputs_shrunk"], digest)
-        room = cache.max_bytes - sum(t.numel() * t.element_size() for t in inputs_mod.tensors_of(self.sets))
+        room = cache.max_bytes - inputs_mod.nbytes(self.sets[0]) * len(self.sets)
         try:
             entry.reference_ops = self.reference_ops = self.record_reference_ops()
             references = []
@@ -478,12 +498,14 @@ class _Judgement:
                 references.append(ref)
                 room -= sum(t.numel() * t.element_size() for t in ref.tensors())
             if room >= 0:
-                variations = [(direction, varied, values, ref and ref.to("cpu"), why)
+                variations = [(direction, varied, inputs_mod.map_tensors(values, lambda t: t.to("cpu")),
+                               ref and ref.to("cpu"), why)
                               for direction, varied, values, ref, why in self.variations()]
         except Exception:
             return None
         if room >= 0:
-            entry.sets, entry.references, entry.variations = self.sets, references, variations
+            entry.sets = self.sets if isinstance(self.sets, list) else self.sets.materialized()
+            entry.references, entry.variations = references, variations
         if entry.nbytes() > cache.max_bytes:
             entry.sets = entry.references = entry.variations = None
         entry.seal()
@@ -880,7 +902,7 @@ class _Judgement:
                 if not varied:
                     continue
                 text = _varied_text(varied)
-                values = inputs_mod.make_input_set(self.task, self.base_seed + seed, 1)
+                values = inputs_mod.make_input_set(self.task, self.base_seed + seed, 1, self.device)
                 # The meta device skips some of PyTorch's checks (a transposed convolution's
                 # channel count): the reference itself runs first, and where it fails the
                 # variation says nothing about the candidate.
@@ -1107,7 +1129,29 @@ def _cuda_healthy():
 
 
 def judge(ctx, task_src, cand_src, options, workdir):
-    """Run every stage; always returns a verdict dict (never raises for a bad candidate)."""
+    """Run every stage; always returns a verdict dict (never raises for a bad candidate).
+    On a GPU, under its memory gate (timing.MemoryGate): a request that ran out of memory
+    while sharing the GPU is judged again alone, since another worker's task may have
+    taken the memory; the second verdict is the one given."""
+    gate = ctx.memory
+    if gate is None:
+        return _judge_once(ctx, task_src, cand_src, options, workdir)
+    ooms = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0)
+    gate.enter()
+    try:
+        verdict = _judge_once(ctx, task_src, cand_src, options, workdir)
+        ran_out = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0) > ooms
+        if ran_out and not verdict["passed"] and gate.mode == "shared" and not ctx.cuda_poisoned:
+            gate.alone()
+            ctx.requests += 1  # fresh module names for the second judgement
+            verdict = _judge_once(ctx, task_src, cand_src, options, workdir)
+            verdict["flags"].append("judged_alone_after_out_of_memory")
+    finally:
+        gate.leave()
+    return verdict
+
+
+def _judge_once(ctx, task_src, cand_src, options, workdir):
     verdict = new_verdict(ctx, options)
     ctx.tamper.begin_request()
     j = _Judgement(ctx, task_src, cand_src, options, workdir, verdict)
@@ -1119,6 +1163,8 @@ def judge(ctx, task_src, cand_src, options, workdir):
                 steps = run()
                 if steps is not None:  # a stage that runs the candidate: a generator of Calls
                     j.drive(steps)
+            except inputs_mod.InputsChanged as e:
+                raise Reject(stage, str(e), flags=["inputs_changed"])
             finally:
                 seconds[stage] = time.perf_counter() - t0
             verdict["stage"] = stage

@@ -238,3 +238,53 @@ class GpuLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             self.held_s += _perf_counter() - self.since
             self.since = None
+
+
+class MemoryGate:
+    """The GPU's memory, shared by every worker on it (8 by default). A request holds the
+    gate shared while it is judged; a request whose task is large (`large`: its estimated
+    peak over a worker's share, SHARE of the GPU) holds it exclusively and runs alone, and
+    a request that ran out of memory is judged again alone (judge.judge). A request going
+    alone first closes the turnstile that every request passes on its way in, so that the
+    requests arriving meanwhile cannot keep it waiting for ever. The lock files are the
+    service's, next to the timing lock (DRTRITON_GPU_LOCK + ".memory", ".turnstile")."""
+
+    SHARE = 1 / 8
+
+    def __init__(self, index, total_bytes=None):
+        base = os.environ.get("DRTRITON_GPU_LOCK")
+        if base:
+            open_lock = lambda path: os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # noqa: E731
+        else:  # a worker started by hand (verifier/client.py): the service's names
+            base = f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock"
+            open_lock = lambda path: os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)  # noqa: E731
+        self.gate = open_lock(base + ".memory")
+        self.turnstile = open_lock(base + ".turnstile")
+        self.total = total_bytes or torch.cuda.get_device_properties(index).total_memory
+        self.mode = None  # None, "shared" or "alone"
+
+    def large(self, peak_bytes):
+        return peak_bytes > self.SHARE * self.total
+
+    def enter(self):
+        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
+        fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+        fcntl.flock(self.gate, fcntl.LOCK_SH)
+        self.mode = "shared"
+
+    def alone(self):
+        """Exclusive from now on. The shared hold is let go first: waiting for the turnstile
+        while holding it could deadlock with a request that waits, turnstile closed, for it."""
+        if self.mode == "alone":
+            return
+        fcntl.flock(self.gate, fcntl.LOCK_UN)
+        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(self.gate, fcntl.LOCK_EX)
+        finally:
+            fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+        self.mode = "alone"
+
+    def leave(self):
+        fcntl.flock(self.gate, fcntl.LOCK_UN)
+        self.mode = None
