@@ -11,9 +11,11 @@
 # CORPUS_DEADLINE_S seconds from the start of the script (default 540) and lists the rest as
 # "not verified (deadline)"; run one folder per call when the whole corpus does not fit.
 # CORPUS_CHUNK (default 4) is how many solutions one /verify_batch request holds, and
-# CORPUS_INFLIGHT (default 3) how many requests are out at once (the service has 8 workers a
-# GPU). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
-# CORPUS_LIMIT=N takes the first N programs of each folder.
+# CORPUS_INFLIGHT (default 6) how many requests are out at once (the service has 8 workers a
+# GPU: 24 solutions queued keep all of them busy past a slow one). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
+# CORPUS_LIMIT=N takes the first N programs of each folder. CORPUS_WARM=1 then judges every
+# solution once more (a comment added: the verdict cache misses, the workers' task and Triton
+# caches hit) and prints the verifier's warm throughput beside the cold one.
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -46,9 +48,10 @@ DEADLINE = int(os.environ["CORPUS_START_S"]) + float(os.environ.get("CORPUS_DEAD
 CHUNK = int(os.environ.get("CORPUS_CHUNK", "4"))
 DEVICE = os.environ.get("CORPUS_DEVICE", "cuda")
 SMALL = os.environ.get("CORPUS_SMALL", "0") == "1"
-INFLIGHT = int(os.environ.get("CORPUS_INFLIGHT", "3"))
+INFLIGHT = int(os.environ.get("CORPUS_INFLIGHT", "6"))
 PROCESSES = int(os.environ.get("CORPUS_PROCESSES", str(max(1, min(8, (os.cpu_count() or 2) // 2)))))
 LIMIT = int(os.environ.get("CORPUS_LIMIT", "0"))  # the first N programs of each folder; 0: all
+WARM = os.environ.get("CORPUS_WARM", "0") == "1"
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from drtriton.service_client import Service  # noqa: E402
 
@@ -114,6 +117,7 @@ def import_and_convert(name, doc):
     if "error" in doc:
         entry["error"] = f"trace: {doc['error']}"
         return
+    entry["dynamic_error"] = doc.get("dynamic_error")  # why sizes are fixed, where they are
     traced = os.path.join(work, stem + ".traced.json")
     with open(traced, "w") as f:
         json.dump(doc, f)
@@ -166,14 +170,20 @@ def task_and_solution(name):
         return f.read(), g.read()
 
 
-def verify_chunk(service, chunk):
+def verify_chunk(service, chunk, warm=False):
+    """Judge a chunk; `warm`: the same solutions again, each with a comment added, so the
+    verdict cache misses but each worker's task cache and Triton cache hit (the second
+    candidate of a task, as search and RL send them)."""
     if time.time() > DEADLINE:
-        for name in chunk:
-            programs[name]["verdict"] = {"passed": None, "reason": "not verified (deadline)"}
+        if not warm:
+            for name in chunk:
+                programs[name]["verdict"] = {"passed": None, "reason": "not verified (deadline)"}
         return
     items = []
     for name in chunk:
         task, solution = task_and_solution(name)
+        if warm:
+            solution += "\n# the same solution, judged again (warm)\n"
         items.append({"task": task, "candidate": solution,
                       "options": {"device": DEVICE, "compile": False, "seed": 7}})
     try:
@@ -181,6 +191,11 @@ def verify_chunk(service, chunk):
     except Exception as e:  # noqa: BLE001 - one failed request must not lose the rest
         verdicts = [{"passed": False, "failed_stage": "service", "reason": str(e)}] * len(chunk)
     with saving:
+        if warm:
+            for name, v in zip(chunk, verdicts):
+                programs[name]["warm"] = {"passed": v.get("passed"), "seconds": v.get("seconds")}
+            save()
+            return
         for name, v in zip(chunk, verdicts):
             report["device"] = report["device"] or v.get("device")
             programs[name]["verdict"] = {k: v.get(k) for k in (
@@ -199,8 +214,13 @@ with service_started.result() as service, ThreadPoolExecutor(INFLIGHT) as reques
     chunks = [compiled[i:i + CHUNK] for i in range(0, len(compiled), CHUNK)]
     for done in [requests.submit(verify_chunk, service, chunk) for chunk in chunks]:
         done.result()
+    report["verify_s"] = round(time.time() - t0, 1)
+    if WARM:  # 2b. every solution once more, warm
+        t0 = time.time()
+        for done in [requests.submit(verify_chunk, service, chunk, True) for chunk in chunks]:
+            done.result()
+        report["warm_s"] = round(time.time() - t0, 1)
 starter.shutdown()
-report["verify_s"] = round(time.time() - t0, 1)
 
 # 3. The table, per folder, and the failures.
 rows, totals = [], {}
@@ -224,7 +244,8 @@ failures = sorted((n, e["error"] or (e["verdict"] or {}).get("reason")) for n, e
                   if not (e["verdict"] or {}).get("passed"))
 print("\nnot accepted:")
 for name, why in failures:
-    print(f"- {name}: {why}")
+    fixed = programs[name].get("dynamic_error")
+    print(f"- {name}: {why}" + (f" [sizes fixed: {fixed}]" if fixed else ""))
 not_verified = totals["all"]["not_verified"]
 table = ("| folder | programs | imported | compiled | accepted | kernelbench_native | median speedup vs eager |\n"
          "| --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
@@ -241,6 +262,21 @@ report["throughput"] = {"verdicts": verified, "per_minute": round(60 * verified 
 save()
 print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['throughput']['per_minute']} a minute; "
       "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items()))
+warm = [e["warm"] for e in programs.values() if e.get("warm")]
+if warm:
+    same = sum(w["passed"] == (e["verdict"] or {}).get("passed") for e in programs.values() if (w := e.get("warm")))
+    warm_stages = {}
+    for w in warm:
+        for stage, sec in (w["seconds"] or {}).items():
+            warm_stages[stage] = warm_stages.get(stage, 0.0) + sec
+    report["throughput"]["warm"] = {"verdicts": len(warm), "seconds": report["warm_s"],
+                                    "per_minute": round(60 * len(warm) / max(report["warm_s"], 1e-9), 1),
+                                    "same_verdict": same,
+                                    "worker_seconds_by_stage": {k: round(v, 1) for k, v in warm_stages.items()}}
+    save()
+    print(f"verifier, warm: {len(warm)} verdicts in {report['warm_s']} s = "
+          f"{report['throughput']['warm']['per_minute']} a minute ({same} the same as cold); worker seconds by stage: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in warm_stages.items()))
 print(f"\ncorpus on {report['device']} (convert {report['convert_s']} s, verify {report['verify_s']} s"
       + (f", {not_verified} not verified: deadline" if not_verified else "") + f"); report: {OUT}/gpu_corpus.json")
 print(table)

@@ -55,10 +55,10 @@ void Lowering::lower_attention(const Node& n) {
   k.line("m_i = tl.full([BLOCK_M], float(\"-inf\"), tl.float32)");
   k.line("l_i = tl.zeros([BLOCK_M], tl.float32)");
   k.line("acc = tl.zeros([BLOCK_M, BLOCK_DV], tl.float32)");
-  // Values are summed relative to the first key's (sum p (v - v0) / l + v0, the same since
-  // the weights sum to one): a long sum of values of one sign rounds the same way at every
-  // step, and a thousand equal values came to ten times eager's error.
-  k.line("v0 = " + operand(v, at(lead, "0", "dv"), "dv < " + EV));
+  // The weighted values are summed with compensation (Kahan) from one key block to the
+  // next, and the blocks hold 32 keys (_attention_blocks): a thousand equal values, summed
+  // plainly 64 at a time, came to eight times eager's error.
+  k.line("comp = tl.zeros([BLOCK_M, BLOCK_DV], tl.float32)");
   const bool causal = attr_bool(n.attrs, "is_causal");
   // PyTorch's causal mask keeps key j for query i when j <= i (aligned at the top left), so
   // the keys past this block's last row are skipped, and every row keeps key 0.
@@ -78,15 +78,18 @@ void Lowering::lower_attention(const Node& n) {
   k.line("l_i = l_i * alpha + tl.sum(p, 1)");
   k.line("keys = n0 + tl.arange(0, BLOCK_N)[:, None]");
   k.line("v_mask = (keys < " + S + ") & (dv < " + EV + ")");
-  k.line("vb = " + operand(v, at(lead, "keys", "dv"), "v_mask") + " - v0");
-  k.line("acc = acc * alpha[:, None] + tl.dot(p, vb, input_precision=\"ieee\")");
+  k.line("vb = " + operand(v, at(lead, "keys", "dv"), "v_mask"));
+  k.line("scaled = acc * alpha[:, None]");
+  k.line("step = tl.dot(p, vb, input_precision=\"ieee\") - comp * alpha[:, None]");
+  k.line("acc = scaled + step");
+  k.line("comp = (acc - scaled) - step");
   k.line("m_i = m_new");
   k.pop();
   std::vector<std::string> os = shape_of(n.output);
   DType out_dtype = g_.value(n.output).type.dtype;
   std::string out = alloc(os, out_dtype);
   k.line("tl.store(" + k.pointer(out) + " + " + linearize(k, at(lead, "rows", "dv"), os) + ", " +
-         rounded(out_dtype, "acc / l_i[:, None] + v0") + ", mask=(rows < " + L + ") & (dv < " + EV +
+         rounded(out_dtype, "acc / l_i[:, None]") + ", mask=(rows < " + L + ") & (dv < " + EV +
          "))");
   double scale = attr_float(n.attrs, "scale");  // 0: PyTorch's default, 1/sqrt(E)
   std::string qk_scale =

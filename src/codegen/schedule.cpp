@@ -108,8 +108,7 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    block_d = max(16, triton.next_power_of_2(head))\n"
            "    block_dv = max(16, triton.next_power_of_2(head_v))\n"
            "    block_m = min(64, max(16, triton.next_power_of_2(rows)))\n"
-           "    block_n = min(64 if max(block_d, block_dv) <= 64 else 32, "
-           "max(16, triton.next_power_of_2(keys)))\n"
+           "    block_n = min(32, max(16, triton.next_power_of_2(keys)))\n"
            "    return block_m, block_n, block_d, block_dv\n";
   if (name == "_gemm_blocks")
     return "def _gemm_blocks(m, n, k, batch, itemsize, extra_a=0, extra_b=0):\n"
