@@ -92,12 +92,10 @@ WorkerIdentity identity_of(const json& ready, const std::string& device) {
   return {ready.value("device", device), ready.value("versions", json::object())};
 }
 
-// The lock file each GPU's timing takes (python/drtriton/verifier/timing.py gpu_lock), made
-// here because a sandboxed worker cannot create files outside its scratch folder; shared by
-// every service on the machine, named by the physical GPU.
 // The lock files of one GPU, shared by every worker on it: PATH for timed runs, PATH.memory
 // and PATH.turnstile for its memory (python/drtriton/verifier/timing.py). Made here: a
-// sandboxed worker cannot create files outside its scratch folder. Returns PATH.
+// sandboxed worker cannot create files outside its scratch folder. Shared by every service
+// on the machine, named by the physical GPU. Returns PATH.
 std::string gpu_lock_file(const std::string& device) {
   std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
   std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();

@@ -196,3 +196,30 @@ def test_input_sets_drawn_again_must_match_their_first_draw():
             sets[3]
     finally:
         inputs_mod.InputSets.KEEP_BYTES = old
+
+
+def test_a_redraw_asks_first_whether_its_tools_were_changed():
+    """InputSets calls before_redraw before drawing a set again (the judge checks there that
+    torch's functions, the task's get_inputs and its sizes are as at load)."""
+    import types
+
+    from drtriton.verifier import inputs as inputs_mod
+
+    task = types.ModuleType("task_for_input_sets")
+    task.get_inputs = lambda: [torch.randn(8, 4)]
+    asked = []
+
+    def before_redraw():
+        asked.append(True)
+        raise inputs_mod.InputsChanged("candidate changed torch.randn at run time")
+    old = inputs_mod.InputSets.KEEP_BYTES
+    inputs_mod.InputSets.KEEP_BYTES = 0
+    try:
+        sets = inputs_mod.InputSets(task, list(range(len(inputs_mod.DISTRIBUTIONS))), torch.device("cpu"),
+                                    before_redraw=before_redraw)
+        assert not asked  # the first draws come before any candidate code
+        with pytest.raises(inputs_mod.InputsChanged, match="torch.randn"):
+            sets[2]
+        assert asked
+    finally:
+        inputs_mod.InputSets.KEEP_BYTES = old

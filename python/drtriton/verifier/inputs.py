@@ -167,8 +167,11 @@ class InputSets:
 
     KEEP_BYTES = 64 << 20
 
-    def __init__(self, task_module, seeds, device):
+    def __init__(self, task_module, seeds, device, before_redraw=None):
+        """`before_redraw`: called before each draw again, to raise InputsChanged where what
+        the draw relies on (torch's functions, the task's module) was changed meanwhile."""
         self.task, self.seeds, self.device = task_module, seeds, device
+        self.before_redraw = before_redraw
         self.kept, self.prints = {}, []
         for index in range(len(seeds)):
             values = make_input_set(task_module, seeds[index], index, device)
@@ -182,6 +185,8 @@ class InputSets:
     def __getitem__(self, index):
         if index in self.kept:
             return self.kept[index]
+        if self.before_redraw:
+            self.before_redraw()
         values = make_input_set(self.task, self.seeds[index], index, self.device)
         if _fingerprint(values) != self.prints[index]:
             raise InputsChanged(f"input set {index} ({DISTRIBUTIONS[index][0]}) drawn again differs from "
@@ -221,7 +226,7 @@ def meta_nbytes(task_module):
         return nbytes(list(task_module.get_inputs()))
 
 
-def _size_constants(module):
+def size_constants(module):
     return {name: value for name, value in vars(module).items()
             if type(value) is int and not name.startswith("_")}
 
@@ -263,7 +268,7 @@ def shrink_constants(task_module, model_classes, other_modules=()):
     total = sum(math.prod(s) for s in shapes)
     if total <= SHRINK_LIMIT or not _meta_forward_ok(task_module, model_classes):
         return None
-    constants = {k: v for k, v in _size_constants(task_module).items() if v >= SHRINK_MIN_CONSTANT}
+    constants = {k: v for k, v in size_constants(task_module).items() if v >= SHRINK_MIN_CONSTANT}
     frozen, changed = set(), {}
     while total > SHRINK_TARGET:
         candidates = [k for k, v in constants.items() if k not in frozen and v // 2 >= SHRINK_FLOOR]
@@ -313,7 +318,7 @@ def varied_constants(task_module, model_classes, up=False, growth_limit=GROWTH_L
     largest factor that keeps the inputs within `growth_limit` times their size: so a kernel
     hard-wired to at most the task's size fails in whichever dimension it is.
     """
-    original = _size_constants(task_module)
+    original = size_constants(task_module)
     changed = {}
     try:
         changed = _find_variation(task_module, model_classes, original, _larger if up else _smaller,

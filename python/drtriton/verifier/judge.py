@@ -430,10 +430,12 @@ class _Judgement:
             entry = None  # this request built another task (its shrink, or a nondeterministic init)
         self.go_alone_if_large()
         self.model = self.model.to(self.device)
+        self.task_get_inputs, self.task_sizes = self.task.get_inputs, inputs_mod.size_constants(self.task)
         seeds = [self.base_seed + 1 + i for i in range(len(inputs_mod.DISTRIBUTIONS))]
         self.v["checks"]["seeds"] = seeds
         try:
-            self.sets = entry.sets if entry and entry.sets else inputs_mod.InputSets(self.task, seeds, self.device)
+            self.sets = entry.sets if entry and entry.sets else inputs_mod.InputSets(
+                self.task, seeds, self.device, before_redraw=self.inputs_untouched)
         except BaseException as e:
             raise Reject("load", "task: get_inputs() failed: " + describe(e), flags=["task_error"])
         self.choose_mode()
@@ -460,6 +462,17 @@ class _Judgement:
             raise Reject("load", "ModelNew(*get_init_inputs()) failed: " + describe(e, self.cand_path),
                          detail=traceback.format_exc(limit=-8))
         self.check_tamper("load")
+
+    def inputs_untouched(self):
+        """Before an input set is drawn again (inputs.InputSets): what the draw relies on is as
+        it was at load: torch's functions (the tamper check, which also restores them), the
+        task's get_inputs and its size constants."""
+        changed = self.ctx.tamper.restore()
+        if self.task.get_inputs is not self.task_get_inputs:
+            changed.append("the task's get_inputs")
+        changed += [f"the task's {k}" for k, v in self.task_sizes.items() if getattr(self.task, k, None) != v]
+        if changed:
+            raise inputs_mod.InputsChanged(f"candidate changed {', '.join(changed)} at run time")
 
     def go_alone_if_large(self):
         """A task whose judging may take more than a worker's share of the GPU's memory
@@ -496,7 +509,7 @@ class _Judgement:
                 ref = self.set_reference(self.reference(saved), saved, label,
                                          index >= inputs_mod.STRUCTURED_FROM).to("cpu")
                 references.append(ref)
-                room -= sum(t.numel() * t.element_size() for t in ref.tensors())
+                room -= inputs_mod.nbytes(ref.tensors())
             if room >= 0:
                 variations = [(direction, varied, inputs_mod.map_tensors(values, lambda t: t.to("cpu")),
                                ref and ref.to("cpu"), why)

@@ -231,6 +231,10 @@ def _watched():
                                    "use_deterministic_algorithms", "empty", "empty_like")]
     pairs += [(torch.Tensor, n) for n in ("data_ptr", "double", "clone", "copy_", "__eq__",
                                           "untyped_storage", "to", "float", "cpu")]
+    # What drawing an input set again uses (inputs.InputSets, after candidate code ran).
+    pairs += [(torch, n) for n in ("randn", "rand", "randint", "sort", "nan_to_num", "Generator", "device")]
+    pairs += [(torch.Tensor, n) for n in ("abs", "abs_", "sort", "sum", "detach", "expand", "reshape",
+                                          "flatten", "normal_", "uniform_")]
     pairs += [(torch.nn.Module, n) for n in ("__call__", "_call_impl", "load_state_dict",
                                              "state_dict", "train", "eval", "to")]
     pairs += [(builtins, "open"), (io, "open"), (os, "open"), (socket, "socket")]
