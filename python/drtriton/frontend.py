@@ -7,9 +7,13 @@ aten targets with every schema argument, shapes and dtypes, the module each node
 came from and the user's source line. All mapping rules onto drtriton's operator
 table live on the C++ side (``drtriton import``).
 
-    python -m drtriton.frontend FILE.py [-o OUT.json] [--dynamic]
-    python -m drtriton.frontend --batch LIST [-o OUT.jsonl] [--dynamic]
-    trace_file(path, dynamic=False) -> dict
+    python -m drtriton.frontend FILE.py [-o OUT.json] [--dynamic] [--decompose CALLS]
+    python -m drtriton.frontend --batch LIST [-o OUT.jsonl] [--dynamic] [--decompose CALLS]
+    trace_file(path, dynamic=False, decompose=()) -> dict
+
+--decompose aten::glu.default,...: those calls are traced through torch's own
+decompositions (torch._decomp), in both exports; drtriton import asks for it when it has no
+operator for a call (drtriton convert traces such a program again).
 
 --batch traces many files in one process, so torch is imported once (starting Python
 and importing torch costs seconds, tracing a small program a fraction of one): LIST holds
@@ -489,7 +493,7 @@ def _arg_nodes(node, schema):
     return res
 
 
-def _export(path, abspath, mod):
+def _export(path, abspath, mod, decompose=()):
     import torch
 
     # Build model and inputs on meta: no full-size tensor is ever allocated.
@@ -517,11 +521,35 @@ def _export(path, abspath, mod):
     try:
         with torch.device("meta"), torch.no_grad(), _force_meta_mode(literals), \
                 _cumulative_batch_norm_traced(model), _recurrent_shapes_only():
-            ep = torch.export.export(model, inputs)
+            ep = _decomposed(torch.export.export(model, inputs), decompose)
     except Exception as e:
         raise FrontendError(f"{path}: export failed{_where(e, abspath, path)}: "
                             f"{_first_line(e)}") from None
     return model, inputs, ep, literals
+
+
+def _decomposition_table(targets):
+    """torch's own decompositions of `targets` ("aten::glu.default"), those it has."""
+    import torch
+    from torch._decomp import decomposition_table
+
+    table = {}
+    for target in targets:
+        namespace, _, rest = target.partition("::")
+        name, _, overload = rest.partition(".")
+        packet = getattr(getattr(torch.ops, namespace, None), name, None)
+        op = getattr(packet, overload or "default", None) if packet is not None else None
+        if op in decomposition_table:
+            table[op] = decomposition_table[op]
+    return table
+
+
+def _decomposed(ep, targets):
+    """`ep` with every call of `targets` replaced by torch's own decomposition of it (calls
+    drtriton has no operator for become calls it may have: glu a split, a sigmoid and a
+    product). The rest of the graph keeps its calls; None or no target: `ep` itself."""
+    table = _decomposition_table(targets or ())
+    return ep.run_decompositions(table) if table else ep
 
 
 # --------------------------------------------------------------------------- symbolic shapes
@@ -611,7 +639,7 @@ class _StateAsInputs:
         return Wrapper()
 
 
-def _export_dynamic(model, inputs):
+def _export_dynamic(model, inputs, decompose=()):
     """The same export with every dim of every tensor input and every parameter and buffer
     dynamic (``Dim.AUTO``): dims the program forces (a batch of 1, a hard-coded view) come
     back as ints, the rest as SymInts over the input and state sizes. Returns the exported
@@ -629,6 +657,7 @@ def _export_dynamic(model, inputs):
     with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only(), \
             _symbolic_max_pool1d(), _symbolic_math(), _cumulative_batch_norm_traced(model):
         ep = torch.export.export(_StateAsInputs(model), (state, *inputs), dynamic_shapes=shapes)
+        ep = _decomposed(ep, decompose)
     return ep, list(state)
 
 
@@ -902,12 +931,12 @@ def _with_sym_shape(entry: dict, dims: list[str]) -> dict:
     return out
 
 
-def _annotate(doc: dict, model, inputs, static_ep) -> None:
+def _annotate(doc: dict, model, inputs, static_ep, decompose=()) -> None:
     """Add the sym_shape fields to a built document and set ``dynamic``; on any failure,
     leave them all out and say why in ``dynamic_error``. The static fields are built
     before the second export runs, so nothing it does to the model can change them."""
     try:
-        dynamic_ep, state_keys = _export_dynamic(model, inputs)
+        dynamic_ep, state_keys = _export_dynamic(model, inputs, decompose)
         sym, sym_args = _sym_shapes(static_ep, dynamic_ep, state_keys)
     except _SymMismatch as e:
         doc["dynamic_error"] = f"dynamic export does not line up with the static one: {e}"
@@ -1193,11 +1222,13 @@ def _init_source(abspath: str) -> dict | None:
     return {"init": method, "support": support}
 
 
-def trace_file(path: str, dynamic: bool = False) -> dict:
+def trace_file(path: str, dynamic: bool = False, decompose=()) -> dict:
     """Trace a KernelBench-format file; return the ``drtriton.traced/1`` dict.
 
     With ``dynamic``, a second export with dynamic input sizes adds ``sym_shape`` to the
     inputs and nodes (see the module docstring); a failure there never fails the trace.
+    ``decompose`` names calls ("aten::glu.default") that both exports replace by torch's own
+    decompositions (drtriton import has no operator for them).
     Raises FrontendError (one line, ``"path: what is wrong"``) on any failure.
     """
     path = os.fspath(path)
@@ -1213,12 +1244,12 @@ def trace_file(path: str, dynamic: bool = False) -> dict:
         old = sys.modules.get(PROGRAM_MODULE)
         sys.modules[PROGRAM_MODULE] = mod
         try:
-            model, inputs, ep, literals = _export(path, abspath, mod)
+            model, inputs, ep, literals = _export(path, abspath, mod, decompose)
             doc = _build(path, abspath, model, ep, literals)
             doc["init_signature"] = _init_signature(abspath)
             doc["init_source"] = _init_source(abspath)
             if dynamic:
-                _annotate(doc, model, inputs, ep)
+                _annotate(doc, model, inputs, ep, decompose)
             return doc
         finally:
             if old is None:
@@ -1245,14 +1276,14 @@ def write_atomic(out_path: str, text: str) -> None:
         raise
 
 
-def trace_batch(paths, out, dynamic: bool = False) -> int:
+def trace_batch(paths, out, dynamic: bool = False, decompose=()) -> int:
     """Trace each file of `paths`, writing one JSON line per file to the text stream `out`
     (the document, or {"source", "error"}); returns how many failed."""
     failed = 0
     for path in paths:
         try:
             with _stderr_to_void():
-                doc = trace_file(path, dynamic=dynamic)
+                doc = trace_file(path, dynamic=dynamic, decompose=decompose)
         except FrontendError as e:
             doc = {"source": path, "error": str(e)}
         except Exception as e:  # a bug of ours, for this file only
@@ -1285,14 +1316,18 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", metavar="LIST",
                     help="trace every file listed in LIST (one path a line; -: stdin) and "
                          "write one JSON line per file")
+    ap.add_argument("--decompose", metavar="CALLS", default="",
+                    help="comma-separated aten calls (aten::glu.default) to trace through "
+                         "torch's own decompositions")
     args = ap.parse_args(argv)
+    args.decompose = [t for t in args.decompose.split(",") if t]
     if (args.file is None) == (args.batch is None):
         ap.error("give one FILE or --batch LIST")
     if args.batch is not None:
         return _main_batch(args)
     try:
         with _stderr_to_void():
-            doc = trace_file(args.file, dynamic=args.dynamic)
+            doc = trace_file(args.file, dynamic=args.dynamic, decompose=args.decompose)
         text = to_json(doc)
         if args.output and args.output != "-":
             try:
@@ -1318,14 +1353,14 @@ def _main_batch(args) -> int:
         paths = _read_list(args.batch)
         if args.output and args.output != "-":
             buf = io.StringIO()
-            trace_batch(paths, buf, dynamic=args.dynamic)
+            trace_batch(paths, buf, dynamic=args.dynamic, decompose=args.decompose)
             try:
                 write_atomic(args.output, buf.getvalue())
             except OSError as e:
                 raise FrontendError(f"{args.batch}: cannot write {args.output}: "
                                     f"{e.strerror or e}") from None
         else:
-            trace_batch(paths, sys.stdout, dynamic=args.dynamic)
+            trace_batch(paths, sys.stdout, dynamic=args.dynamic, decompose=args.decompose)
     except FrontendError as e:
         print(str(e), file=sys.stderr)
         return 1

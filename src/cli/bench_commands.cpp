@@ -190,18 +190,21 @@ struct Candidates {
 std::vector<Candidates> compile_chunk(const std::vector<Program>& chunk, const BenchArgs& a) {
   std::vector<std::string> paths;
   for (const Program& p : chunk) paths.push_back(p.path);
-  std::vector<json> traced = trace_programs(paths, std::max(1, std::min(4, a.workers)));
+  int processes = std::max(1, std::min(4, a.workers));
+  std::vector<ImportedProgram> imported =
+      import_programs(paths, trace_programs(paths, processes), processes);
   std::vector<Candidates> out(chunk.size());
   for (size_t i = 0; i < chunk.size(); ++i) {
-    if (traced[i].contains("error")) {
-      out[i].row =
-          result_row(chunk[i], "trace", traced[i]["error"].get<std::string>(), json(), 0, 0);
+    const ImportedProgram& program = imported[i];
+    if (!program.error.empty()) {
+      out[i].row = result_row(chunk[i], program.traced.is_null() ? "trace" : "compile",
+                              program.error, json(), 0, 0);
       continue;
     }
     try {
-      Graph graph = import_traced(traced[i]);
+      const Graph& graph = program.graph;
       out[i].work = work_of(graph);
-      CodegenOptions options = codegen_options(traced[i], chunk[i].path);
+      CodegenOptions options = codegen_options(program.traced, chunk[i].path);
       options.knobs = a.knobs;
       GeneratedSolution solution = generate_solution(graph, options);
       out[i].sources = {solution.source};

@@ -33,6 +33,20 @@ void add_search_commands(CLI::App& app);   // search
 // The traced graph of a program: a .py file through python/drtriton/frontend.py, or a .json
 // the frontend wrote earlier.
 nlohmann::json load_traced(const std::string& path);
+// A program traced and imported. Where import has no operator for some of its calls, the
+// program is traced again through torch's own decompositions of them (the frontend's
+// --decompose), a few rounds at most; if that does not import either, the first error.
+struct ImportedProgram {
+  nlohmann::json traced;  // the trace that imported (or the first one)
+  Graph graph;
+  std::string error;  // empty: imported
+};
+// Throws ImportError or CliError (a .json traced graph: imported as it is).
+ImportedProgram import_program(const std::string& path);
+// The same for many programs whose first traces (trace_programs) are `traced`; the traces
+// again run in `processes` Pythons. Never throws for one program: its `error` says why.
+std::vector<ImportedProgram> import_programs(const std::vector<std::string>& paths,
+                                             std::vector<nlohmann::json> traced, int processes);
 // `python -m MODULE_ARGS --batch LIST` over many files (distinct paths) in `processes`
 // Pythons, each taking its share, so that torch is imported once per process, not once per
 // file: one entry per path, in order, the JSON line the module wrote for it (its "source" is

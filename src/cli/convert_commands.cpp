@@ -401,9 +401,8 @@ void run_convert(const ConvertArgs& a) {
     throw CliError("--tune measures the built-in compiler's knobs: not with --policy " + a.policy);
   if (a.policy != "compiler") return run_sampling_policy(a, judging);
   auto start = std::chrono::steady_clock::now();
-  json traced = load_traced(a.program);
+  auto [traced, graph, unused] = import_program(a.program);
   double trace_s = seconds_since(start);
-  Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, a.program);
   options.knobs = a.knobs;
   std::string out = a.out.empty() ? default_output(a.program) : a.out;
@@ -411,7 +410,7 @@ void run_convert(const ConvertArgs& a) {
   GeneratedSolution solution = generate_solution(graph, options);
   if (verbose()) {
     char line[160];
-    std::snprintf(line, sizeof line, "  trace %.2f s, import and compile %.3f s, %zu bytes\n",
+    std::snprintf(line, sizeof line, "  trace and import %.2f s, compile %.3f s, %zu bytes\n",
                   trace_s, seconds_since(start) - trace_s, solution.source.size());
     info() << line;
   }

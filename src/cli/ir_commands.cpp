@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "cli/commands.h"
@@ -42,16 +44,24 @@ std::string format_graph(const Graph& g, const std::string& out_path, bool as_js
   return print_graph(g);
 }
 
-// Run python/drtriton/frontend.py on a program and return the traced graph it writes.
-json trace_program(const std::string& path) {
+// "--decompose aten::glu.default,..." for the frontend, or nothing.
+std::string decompose_flag(const std::vector<std::string>& calls) {
+  std::string list;
+  for (const std::string& c : calls) list += (list.empty() ? "" : ",") + c;
+  return list.empty() ? "" : " --decompose " + shell_quote(list);
+}
+
+// Run python/drtriton/frontend.py on a program and return the traced graph it writes;
+// `decompose` names calls it traces through torch's own decompositions.
+json trace_program(const std::string& path, const std::vector<std::string>& decompose = {}) {
   if (!fs::exists(path)) throw CliError(path + ": no such file");
   fs::path dir = fs::temp_directory_path() / ("drtriton-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path out = dir / "traced.json", err = dir / "stderr.txt";
   std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " +
-                    shell_quote(python_executable()) + " -m drtriton.frontend --dynamic " +
-                    shell_quote(path) + " -o " + shell_quote(out.string()) + " 2>" +
-                    shell_quote(err.string());
+                    shell_quote(python_executable()) + " -m drtriton.frontend --dynamic" +
+                    decompose_flag(decompose) + " " + shell_quote(path) + " -o " +
+                    shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   int status = std::system(cmd.c_str());
   std::string message;
   if (fs::exists(err)) message = read_file(err.string());
@@ -176,6 +186,87 @@ std::vector<json> trace_programs(const std::vector<std::string>& paths, int proc
                             "the frontend");
 }
 
+// Calls of an ImportError that are not in `tried` yet, added to it; empty when there is none.
+std::vector<std::string> new_calls(const ImportError& e, std::set<std::string>& tried) {
+  std::vector<std::string> added;
+  for (const std::string& c : e.calls)
+    if (tried.insert(c).second) added.push_back(c);
+  return added;
+}
+
+// How many times a program is traced again through more decompositions (a decomposition may
+// bring calls that need one of their own).
+constexpr int kDecomposeRounds = 3;
+
+std::vector<ImportedProgram> import_programs(const std::vector<std::string>& paths,
+                                             std::vector<json> traced, int processes) {
+  std::vector<ImportedProgram> out(paths.size());
+  std::vector<std::set<std::string>> tried(paths.size());
+  std::vector<size_t> again;  // programs to trace again, this round
+  auto import_one = [&](size_t i, json doc, bool first) {
+    if (doc.contains("error")) {
+      if (first) out[i].error = doc["error"].get<std::string>();
+      return false;
+    }
+    try {
+      out[i].graph = import_traced(doc);
+      out[i].traced = std::move(doc);
+      out[i].error.clear();
+      return false;
+    } catch (const ImportError& e) {
+      if (first) {
+        out[i].error = e.what();
+        out[i].traced = std::move(doc);
+      }
+      return !new_calls(e, tried[i]).empty();
+    } catch (const std::exception& e) {
+      if (first) out[i].error = e.what();
+      return false;
+    }
+  };
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (import_one(i, std::move(traced[i]), true)) again.push_back(i);
+  for (int round = 0; round < kDecomposeRounds && !again.empty(); ++round) {
+    // One frontend run per round: every program traced with the union of the calls (a
+    // decomposition of a call a program does not make changes nothing in it).
+    std::set<std::string> calls;
+    std::vector<std::string> again_paths;
+    for (size_t i : again) {
+      calls.insert(tried[i].begin(), tried[i].end());
+      again_paths.push_back(paths[i]);
+    }
+    std::vector<json> docs = run_python_batches(
+        "drtriton.frontend --dynamic" + decompose_flag({calls.begin(), calls.end()}), again_paths,
+        processes, {}, "the frontend");
+    std::vector<size_t> next;
+    for (size_t k = 0; k < again.size(); ++k)
+      if (import_one(again[k], std::move(docs[k]), false)) next.push_back(again[k]);
+    again = std::move(next);
+  }
+  return out;
+}
+
+ImportedProgram import_program(const std::string& path) {
+  json traced = load_traced(path);
+  if (!has_extension(path, ".py")) return {traced, import_traced(traced), ""};
+  std::set<std::string> tried;
+  std::optional<ImportError> first;
+  for (int round = 0;; ++round) {
+    try {
+      Graph graph = import_traced(traced);
+      return {std::move(traced), std::move(graph), ""};
+    } catch (const ImportError& e) {
+      if (!first) first = e;
+      if (round == kDecomposeRounds || new_calls(e, tried).empty()) throw *first;
+    }
+    try {
+      traced = trace_program(path, {tried.begin(), tried.end()});
+    } catch (const CliError&) {
+      throw *first;  // the decompositions do not trace: the program's own error says more
+    }
+  }
+}
+
 json load_traced(const std::string& path) {
   if (!has_extension(path, ".py") && !has_extension(path, ".json")) {
     throw CliError(path + ": expected a Python program (.py) or a traced graph (.json)");
@@ -230,7 +321,7 @@ void add_ir_commands(CLI::App& app) {
     const InOut& a = *import_args;
   if (a.sym && (a.json || has_extension(a.out, ".json")))
     throw CliError("--sym adds comment lines to the IR text, not to the JSON form");
-  Graph g = import_traced(load_traced(a.in));
+  Graph g = import_program(a.in).graph;
   std::string text = format_graph(g, a.out, a.json);
   if (a.sym) text += format_sym_shapes(g);
   write_output(a.out, text);

@@ -417,7 +417,7 @@ void run_search(SearchArgs a) {
   check_output_path(report);
   read_file(a.program);  // a missing program: named before anything starts
   if (a.options.device.empty() && default_device(a.gpus) == "cpu") {
-    json traced = load_traced(a.program);
+    json traced = import_program(a.program).traced;
     write_output(out, compiler_answers(traced, a.program, a.options.knobs, 1, 0).front());
     info() << "drtriton search: " << a.program << " -> " << out
            << " (the compiler's solution, not searched and not verified: no GPU; --device cpu "
@@ -453,9 +453,8 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                              const JudgeFn& judge) {
   std::string task = read_file(program);
   auto begun = std::chrono::steady_clock::now();
-  json traced = load_traced(program);
+  auto [traced, whole, unused] = import_program(program);
   double trace_s = seconds_since(begun);
-  Graph whole = import_traced(traced);
   int n = static_cast<int>(whole.nodes().size());
 
   ScratchDir scratch{fs::temp_directory_path() /

@@ -231,6 +231,22 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         }
         return emit(k, in, r);
       }
+      case Op::Pad: {  // in[i - left] where that is inside the input, else the value
+        auto amounts = attr_ints(n.attrs, "pad");
+        Index r{idx.dims, idx.mask, "", {}};
+        std::string inside;
+        for (size_t j = 0; j < amounts.size() / 2; ++j) {
+          size_t d = ishape.size() - 1 - j;
+          r.dims[d] = "(" + idx.dims[d] + " - " + std::to_string(amounts[2 * j]) + ")";
+          inside += (inside.empty() ? "(" : " & (") + r.dims[d] + " >= 0) & (" + r.dims[d] + " < " +
+                    k.size(ishape[d]) + ")";
+        }
+        inside = k.assign(inside);
+        r.mask = "(" + idx.mask + ") & " + inside;
+        std::string v = emit(k, in, r);
+        return k.assign("tl.where(" + inside + ", " + v + ", " +
+                        float_literal(attr_float(n.attrs, "value")) + ")");
+      }
       case Op::Cat: {
         int dim = static_cast<int>(attr_int(n.attrs, "dim"));
         std::string offset = "0";

@@ -37,6 +37,16 @@ def _log1p(x):
     return tl.where(x > 1e30, tl.log(x), r)
 )";
 
+// torch.round: to the nearest integer, ties to the even one (floor(x + 0.5) would round
+// 2.5 up). x - floor(x) is exact in binary floating point.
+constexpr const char* kRoundHalfEven = R"(@triton.jit
+def _round_half_even(x):
+    f = tl.floor(x)
+    d = x - f
+    odd = f - 2.0 * tl.floor(f * 0.5) != 0.0
+    return tl.where((d > 0.5) | ((d == 0.5) & odd), f + 1.0, f)
+)";
+
 constexpr const char* kMul = R"(@triton.jit
 def _mul(a, b):
     return a * b
@@ -75,8 +85,13 @@ std::string min_of(const std::string& a, const std::string& b) {
 const std::vector<std::pair<std::string, std::string>>& pointwise_helpers() {
   // In dependency order: a helper comes after the helpers it calls.
   static const std::vector<std::pair<std::string, std::string>> helpers = {
-      {"_tanh", kTanh},         {"_expm1", kExpm1}, {"_log1p", kLog1p},
-      {"_softplus", kSoftplus}, {"_mul", kMul},     {"_round_bf16", kRoundBf16}};
+      {"_tanh", kTanh},
+      {"_expm1", kExpm1},
+      {"_log1p", kLog1p},
+      {"_softplus", kSoftplus},
+      {"_mul", kMul},
+      {"_round_bf16", kRoundBf16},
+      {"_round_half_even", kRoundHalfEven}};
   return helpers;
 }
 
@@ -152,6 +167,11 @@ std::string pointwise_formula(const Node& node, const std::vector<std::string>& 
     case Op::Erf: return call("tl.erf", x);
     case Op::Sin: return call("tl.sin", x);
     case Op::Cos: return call("tl.cos", x);
+    case Op::Sign: return "((" + x + " > 0).to(tl.float32) - (" + x + " < 0).to(tl.float32))";
+    case Op::Round: return call(use("_round_half_even"), x);
+    case Op::Floor: return call("tl.floor", x);
+    case Op::Ceil: return call("tl.ceil", x);
+    case Op::Trunc: return "tl.where(" + x + " < 0, tl.ceil(" + x + "), tl.floor(" + x + "))";
     case Op::AddScalar: return x + " + " + f("other");
     case Op::SubScalar: return x + " - " + f("other");
     case Op::RsubScalar: return f("other") + " - " + x;

@@ -291,6 +291,15 @@ std::vector<OpSchema> build_table() {
   add(simple_unary(Op::Erf, "", "torch.erf", "erf", 8));
   add(simple_unary(Op::Sin, "", "torch.sin", "sin", 4));
   add(simple_unary(Op::Cos, "", "torch.cos", "cos", 4));
+  // Steps a program writes (a sign, a quantization's rounding): not drawn yet, since a
+  // step's output jumps where rounding noise crosses it.
+  for (auto [op, fn] : {std::pair{Op::Sign, "sign"}, std::pair{Op::Round, "round"},
+                        std::pair{Op::Floor, "floor"}, std::pair{Op::Ceil, "ceil"},
+                        std::pair{Op::Trunc, "trunc"}}) {
+    OpSchema step = simple_unary(op, "", std::string("torch.") + fn, fn);
+    step.sampled = false;
+    add(step);
+  }
   add(scalar_op(Op::AddScalar, "$0 + {other}", "aten::add"));
   add(scalar_op(Op::SubScalar, "$0 - {other}", "aten::sub"));
   add(scalar_op(Op::RsubScalar, "{other} - $0", "aten::rsub"));
@@ -494,6 +503,12 @@ std::vector<OpSchema> build_table() {
        .infer_shape = roll, .flops = no_flops,
        .torch_function = "torch.roll($0, {shifts}, {dims})", .aten = {"aten::roll"},
        .sampled = false});
+  // F.pad in constant mode (reflect and replicate are not operators); negative amounts crop.
+  add({.op = Op::Pad,
+       .attrs = {{.name = "pad", .type = AttrType::Ints, .min_length = 2}, float_attr("value", 0.0)},
+       .infer_shape = pad, .flops = no_flops,
+       .torch_function = "torch.nn.functional.pad($0, {pad}, value={value})",
+       .aten = {"aten::constant_pad_nd"}, .sampled = false});
   // nn.Embedding's padding_idx only zeroes a row at init and its gradient, and max_norm
   // (renormalizing the weight inside forward) is refused by import: neither is an attribute.
   // Its output has its weight's dtype (the input holds indices), so that dtype is one.

@@ -423,6 +423,11 @@ const std::map<std::string, Rule>& rules() {
          if (!args.count("bias")) y = c.op("add", {y, in.at(next)});
          return y;
        }},
+      {"aten::log_sigmoid",  // -softplus(-x): x itself below -20, where exp(x) vanishes
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId minus = c.op("neg", {in.at(0)});
+         return c.op("neg", {c.op("softplus", {minus}, {{"beta", 1.0}, {"threshold", 20.0}})});
+       }},
       {"aten::einsum",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          return einsum(c, args.at("equation").get<std::string>(), in);

@@ -174,6 +174,8 @@ const std::map<std::string, Alias>& aten_aliases() {
       {"aten::clip", {"aten::clamp", {}}},
       {"aten::special_expit", {"aten::sigmoid", {}}},
       {"aten::special_erf", {"aten::erf", {}}},
+      {"aten::fix", {"aten::trunc", {}}},
+      {"prims::sign", {"aten::sign", {}}},  // in torch's decompositions (lp_pool)
       {"aten::concat", {"aten::cat", {}}},
       {"aten::concatenate", {"aten::cat", {{"axis", "dim"}}}},
       {"aten::swapaxes", {"aten::transpose", {{"axis0", "dim0"}, {"axis1", "dim1"}}}},
@@ -467,6 +469,13 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     // F.dropout2d and F.dropout3d are one aten op; the rank tells them apart.
     if (t == "aten::feature_dropout")
       schema = &op_named(rank_of(c.refs.at(0)) == 5 ? "dropout3d" : "dropout2d");
+  } else if (t == "aten::pad" || t == "aten::constant_pad_nd") {
+    json mode = take("mode");  // F.pad: only its constant mode is an operator
+    if (!mode.is_null() && mode != "constant")
+      throw Unsupported("F.pad with mode " + mode.dump() + " is not supported (only \"constant\")");
+    json value = take("value");
+    c.consts["value"] = value.is_null() ? json(0.0) : value;
+    schema = &op_named("pad");
   } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
     const Shape& in = type_at(types, c.refs.at(0)).shape;
     const int rank = static_cast<int>(in.size());
@@ -716,7 +725,8 @@ Graph import_traced(const json& traced) {
   std::map<std::string, ValueId> value_of;  // traced name -> IR value
   std::map<std::string, TensorType> type_of;
   std::vector<std::string> errors;
-  std::set<std::string> poisoned;  // values downstream of an unsupported operation
+  std::set<std::string> failed_calls;  // for ImportError::calls
+  std::set<std::string> poisoned;      // values downstream of an unsupported operation
 
   for (const json& in : traced["inputs"]) {
     std::string name = in["name"];
@@ -927,6 +937,9 @@ Graph import_traced(const json& traced) {
     } catch (const Unsupported& e) {
       errors.push_back(place(n) + ": " + e.what());
       poisoned.insert(name);
+      const Call& call = calls[i];
+      if (!group_of.count(i) && call.target.rfind("aten::", 0) == 0)
+        failed_calls.insert(call.target + "." + call.overload);
     }
   }
 
@@ -946,7 +959,7 @@ Graph import_traced(const json& traced) {
                       (errors.size() == 1 ? " operation has" : " operations have") +
                       " no drtriton form:";
     for (const std::string& e : errors) msg += "\n  " + e;
-    throw IrError(msg);
+    throw ImportError(msg, {failed_calls.begin(), failed_calls.end()});
   }
   g.set_outputs(outs);
   return g;

@@ -568,6 +568,20 @@ TensorType roll(const Ins& in, Attrs& attrs) {
   return in[0];
 }
 
+TensorType pad(const Ins& in, Attrs& attrs) {
+  auto amounts = attr_ints(attrs, "pad");
+  if (amounts.size() % 2 != 0 || amounts.size() > 2 * in[0].shape.size())
+    fail("pad " + shape_string(amounts) + " must have a (left, right) pair for each of the last " +
+         "dims of input 0 " + to_string(in[0]));
+  TensorType out = in[0];
+  for (size_t j = 0; j < amounts.size() / 2; ++j) {
+    int64_t& size = out.shape[out.shape.size() - 1 - j];
+    size += amounts[2 * j] + amounts[2 * j + 1];
+    if (size <= 0) fail("pad " + shape_string(amounts) + " leaves nothing of " + to_string(in[0]));
+  }
+  return out;
+}
+
 TensorType transpose(const Ins& in, Attrs& attrs) {
   int rank = in[0].rank();
   int64_t a = normalize_dim(attr_int(attrs, "dim0"), rank, "dim0");

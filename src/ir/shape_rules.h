@@ -51,6 +51,7 @@ TensorType slice(const Ins& in, Attrs& attrs);   // x[start:end:step] along dim
 TensorType select(const Ins& in, Attrs& attrs);  // x[index] along dim: one rank less
 TensorType expand(const Ins& in, Attrs& attrs);  // size: -1 keeps a dim; new dims lead
 TensorType roll(const Ins& in, Attrs& attrs);    // shifts and dims, as many of each
+TensorType pad(const Ins& in, Attrs& attrs);     // F.pad's (left, right) pairs, last dim first
 TensorType unsqueeze(const Ins& in, Attrs& attrs);
 TensorType squeeze(const Ins& in, Attrs& attrs);
 TensorType cat(const Ins& in, Attrs& attrs);

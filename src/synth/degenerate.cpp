@@ -73,6 +73,11 @@ Range output_range(const Node& n, const std::vector<Range>& in, int64_t in_eleme
     }
     case Op::Sin:
     case Op::Cos: return {-1, 1};
+    case Op::Sign: return increasing(x, [](double v) { return double((v > 0) - (v < 0)); });
+    case Op::Round: return increasing(x, [](double v) { return std::nearbyint(v); });
+    case Op::Floor: return increasing(x, [](double v) { return std::floor(v); });
+    case Op::Ceil: return increasing(x, [](double v) { return std::ceil(v); });
+    case Op::Trunc: return increasing(x, [](double v) { return std::trunc(v); });
     // Activations with a floor: their minimum over all reals.
     case Op::Silu: return {-0.2785, kInf};
     case Op::Gelu: return {-0.1700, kInf};
