@@ -33,10 +33,13 @@ Format ``drtriton.traced/1`` (one JSON object):
   constant_inputs [{name, value}]                  non-tensor forward args (export burns
                                                    their values into the nodes)
   params          [{placeholder, target, kind: parameter|buffer|constant, dtype, shape,
-                    persistent?: false, value?}]   value: a tensor constant's data, numbers
-                                                   or nested lists, where forward made it
+                    persistent?: false, value?,    value: a tensor constant's data, numbers
+                    attribute?: true}]             or nested lists, where forward made it
                                                    from Python data (torch.tensor(0.5)) of
-                                                   at most MAX_LITERAL elements
+                                                   at most MAX_LITERAL elements; attribute:
+                                                   a constant that is a plain tensor
+                                                   attribute of the model (self.h0 =
+                                                   torch.randn(...) in __init__)
   modules         {path: {type, class, attrs, params, buffers}}  every named_modules()
                                                    entry, the root Model as ""
   nodes           [{name, target: "aten::conv2d" | "getitem" | ..., overload, schema,
@@ -964,6 +967,16 @@ def _annotate(doc: dict, model, inputs, static_ep, decompose=()) -> None:
     doc["dynamic"] = True
 
 
+def _attribute(model, target):
+    """The object at the dotted path `target` of `model` ("rnn.h0"), or None."""
+    obj = model
+    for part in target.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
 def _build(path: str, abspath: str, model, ep, literals=()) -> dict:
     import torch
     import torch.fx
@@ -998,6 +1011,8 @@ def _build(path: str, abspath: str, model, ep, literals=()) -> dict:
                 for made, data in literals:
                     if made is constant:
                         e["value"] = _value(data)
+                if "value" not in e and isinstance(_attribute(model, spec.target), torch.Tensor):
+                    e["attribute"] = True
             params.append(e)
             placeholder_kind[name] = (kind, spec.target)
         # CUSTOM_OBJ / TOKEN inputs do not occur in KernelBench programs.

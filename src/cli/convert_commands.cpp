@@ -118,7 +118,8 @@ std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
   std::vector<StateEntry> state;
   for (const json& p : traced.value("params", json::array())) {
     std::string kind = p.value("kind", "");
-    if (kind != "parameter" && kind != "buffer") continue;  // lifted constants are not state
+    bool attribute = p.value("attribute", false);  // a plain tensor attribute of the model
+    if (kind != "parameter" && kind != "buffer" && !attribute) continue;  // constants are not
     StateEntry e;
     e.key = p.value("target", "");
     if (!parse_dtype(p.value("dtype", ""), &e.type.dtype)) {
@@ -130,6 +131,7 @@ std::vector<StateEntry> state_of(const json& traced, const std::string& where) {
       e.sym_shape.push_back(d.get<std::string>());
     }
     e.is_buffer = kind == "buffer";
+    e.is_attribute = attribute;
     e.persistent = p.value("persistent", true);
     state.push_back(e);
   }

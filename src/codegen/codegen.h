@@ -33,6 +33,9 @@ struct StateEntry {
   TensorType type;
   bool is_buffer = false;
   bool persistent = true;
+  // A plain tensor attribute (self.h0 = torch.randn(...) in __init__): in no state_dict, so
+  // only a copy of Model.__init__ builds it; forward moves it to the inputs' device first.
+  bool is_attribute = false;
   // One size expression per dim ("s4", "3"), as the frontend's dynamic export found them:
   // a bare symbol that no input has is read from this tensor's shape at run time. Empty
   // when the program was traced without symbols.

@@ -247,6 +247,46 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         return k.assign("tl.where(" + inside + ", " + v + ", " +
                         float_literal(attr_float(n.attrs, "value")) + ")");
       }
+      case Op::Upsample2d: {
+        // PyTorch's source coordinates, in float32 as it computes them: nearest reads
+        // min(floor(dst * step), in - 1); bilinear weighs the two neighbours of
+        // max((dst + 0.5) * step - 0.5, 0) (dst * step with align_corners).
+        const bool bilinear = attr_str(n.attrs, "mode") == "bilinear";
+        const bool corners = bilinear && attr_bool(n.attrs, "align_corners");
+        std::vector<std::string> lo(2), hi(2), frac(2);
+        for (int j = 0; j < 2; ++j) {
+          const int d = 2 + j;
+          std::string in_size = k.size(ishape[d]), out_size = k.size(oshape[d]);
+          double given = attr_float(n.attrs, j == 0 ? "scale_h" : "scale_w");
+          std::string step = corners     ? "((" + in_size + " - 1) / max(" + out_size + " - 1, 1))"
+                             : given > 0 ? float_literal(given)
+                                         : "(" + in_size + " / " + out_size + ")";
+          std::string dst = idx.dims[d] + ".to(tl.float32)";
+          if (!bilinear) {
+            lo[j] = k.assign("tl.minimum(tl.floor(" + dst + " * " + step + ").to(tl.int32), " +
+                             in_size + " - 1)");
+            continue;
+          }
+          std::string src =
+              k.assign(corners ? dst + " * " + step
+                               : "tl.maximum((" + dst + " + 0.5) * " + step + " - 0.5, 0.0)");
+          lo[j] = k.assign(src + ".to(tl.int32)");  // src >= 0: truncation is floor
+          hi[j] = k.assign("tl.minimum(" + lo[j] + " + 1, " + in_size + " - 1)");
+          frac[j] = k.assign(src + " - " + lo[j] + ".to(tl.float32)");
+        }
+        auto at = [&](const std::string& h, const std::string& w) {
+          Index r{idx.dims, idx.mask, "", {}};
+          r.dims[2] = h;
+          r.dims[3] = w;
+          return emit(k, in, r);
+        };
+        if (!bilinear) return at(lo[0], lo[1]);
+        std::string top = k.assign("(1.0 - " + frac[1] + ") * " + at(lo[0], lo[1]) + " + " +
+                                   frac[1] + " * " + at(lo[0], hi[1]));
+        std::string bottom = k.assign("(1.0 - " + frac[1] + ") * " + at(hi[0], lo[1]) + " + " +
+                                      frac[1] + " * " + at(hi[0], hi[1]));
+        return k.assign("(1.0 - " + frac[0] + ") * " + top + " + " + frac[0] + " * " + bottom);
+      }
       case Op::Cat: {
         int dim = static_cast<int>(attr_int(n.attrs, "dim"));
         std::string offset = "0";

@@ -16,14 +16,19 @@ void Lowering::lower_graph() {
     // Free parameters and buffers: the IR spells "block.scale" as "block_scale"; find its
     // state key, and whether the module registered it as a buffer (a mask).
     std::string key = name;
-    bool buffer = false;
+    bool buffer = false, attribute = false;
     for (const StateEntry& e : options_.state) {
-      if (python_name(e.key) == name) key = e.key, buffer = e.is_buffer;
+      if (python_name(e.key) == name) key = e.key, buffer = e.is_buffer, attribute = e.is_attribute;
     }
     std::string var = "p_" + python_name(key);
     param_vars_[key] = var;
-    prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" + key +
-                        "\")");
+    if (attribute) {  // moved to the device once and kept there, as the reference's forward does
+      std::string path = "self." + key;
+      prologue_.push_back(var + " = " + path + " = " + path + ".to(device)");
+    } else {
+      prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" +
+                          key + "\")");
+    }
     buffers_[v] = {var, false};
   }
   for (const Node& n : g_.nodes()) {

@@ -175,6 +175,10 @@ std::string Lowering::model_class() {
     s << "    def __init__(self" << init << "):\n";
     s << "        super().__init__()\n";
     for (const StateEntry& e : options_.state) {
+      if (e.is_attribute)
+        throw IrError("codegen: Model.__init__ keeps the tensor attribute '" + e.key +
+                      "', which only a copy of Model.__init__ builds as the reference does, and "
+                      "this __init__ could not be copied");
       std::vector<std::string> dims;
       for (int64_t d : e.type.shape) dims.push_back(std::to_string(d));
       std::string kind = !e.is_buffer ? "parameter" : e.persistent ? "buffer" : "nonpersistent";

@@ -509,6 +509,17 @@ std::vector<OpSchema> build_table() {
        .infer_shape = pad, .flops = no_flops,
        .torch_function = "torch.nn.functional.pad($0, {pad}, value={value})",
        .aten = {"aten::constant_pad_nd"}, .sampled = false});
+  // F.interpolate / nn.Upsample of an image. scale_h, scale_w: the source step per output
+  // pixel that PyTorch uses (1/scale_factor where one was given), 0 for in/out sizes.
+  AttrSpec upsample_mode{.name = "mode", .type = AttrType::Str,
+                         .default_value = std::string("nearest"), .choices = {"nearest", "bilinear"}};
+  add({.op = Op::Upsample2d,
+       .attrs = {upsample_mode, ints_attr("size", 2, std::nullopt, 1, true),
+                 float_attr("scale_h", 0.0, 0), float_attr("scale_w", 0.0, 0),
+                 bool_attr("align_corners", false)},
+       .infer_shape = upsample, .flops = no_flops,
+       .torch_function = "F.interpolate($0, size={size}{mode?}{align_corners?})",
+       .aten = {"aten::upsample_nearest2d", "aten::upsample_bilinear2d"}, .sampled = false});
   // nn.Embedding's padding_idx only zeroes a row at init and its gradient, and max_norm
   // (renormalizing the weight inside forward) is refused by import: neither is an attribute.
   // Its output has its weight's dtype (the input holds indices), so that dtype is one.

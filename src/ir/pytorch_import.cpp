@@ -476,6 +476,27 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     json value = take("value");
     c.consts["value"] = value.is_null() ? json(0.0) : value;
     schema = &op_named("pad");
+  } else if (t == "aten::upsample_nearest2d" || t == "aten::upsample_bilinear2d") {
+    // Output sizes given, or scale factors: then the output is floor(in * factor) and the
+    // source step 1/factor, as PyTorch computes them.
+    const Shape& in = type_at(types, c.refs.at(0)).shape;
+    json sizes = take("output_size"), factors = take("scale_factors");
+    for (const char* k : {"scales_h", "scales_w"}) {  // the non-.vec overloads
+      json v = take(k);
+      if (!v.is_null()) factors.push_back(v);
+    }
+    if (in.size() != 4) throw Unsupported(t + " of a tensor of rank " + std::to_string(in.size()));
+    std::vector<int64_t> size(2);
+    for (int d = 0; d < 2; ++d) {
+      double factor = factors.is_array() && factors.size() == 2 ? factors[d].get<double>() : 0;
+      size[d] = sizes.is_array() && sizes.size() == 2
+                    ? sizes[d].get<int64_t>()
+                    : static_cast<int64_t>(std::floor(in[2 + d] * factor));
+      c.consts[d == 0 ? "scale_h" : "scale_w"] = factor > 0 ? 1.0 / factor : 0.0;
+    }
+    c.consts["size"] = size;
+    c.consts["mode"] = t == "aten::upsample_nearest2d" ? "nearest" : "bilinear";
+    schema = &op_named("upsample2d");
   } else if (t == "aten::unflatten") {  // one dim split into several: a reshape
     const Shape& in = type_at(types, c.refs.at(0)).shape;
     const int rank = static_cast<int>(in.size());
@@ -710,9 +731,10 @@ Graph import_traced(const json& traced) {
     groups[call].push_back(i);
     group_of[i] = call;
   }
-  std::set<std::string> owned_params;  // placeholders that belong to grouped modules
-  std::map<std::string, std::string> param_target;
-  for (const json& p : traced["params"]) param_target[p["placeholder"]] = p["target"];
+  std::set<std::string> owned_params;               // placeholders that belong to grouped modules
+  std::map<std::string, std::string> param_target;  // the module's own state, by placeholder
+  for (const json& p : traced["params"])
+    if (!p.value("attribute", false)) param_target[p["placeholder"]] = p["target"];
   for (const auto& [call, members] : groups) {
     for (int i : members) {
       for (const std::string& r : calls[i].refs) {
@@ -743,7 +765,7 @@ Graph import_traced(const json& traced) {
     if (owned_params.count(ph) || !readers.count(ph)) continue;
     std::string where = place(nodes[readers[ph].front()]);
     try {
-      if (p.value("kind", "") == "constant") {
+      if (p.value("kind", "") == "constant" && !p.value("attribute", false)) {
         // torch.tensor(c) inside forward: one value everywhere is a `full` node.
         std::optional<double> value = uniform_value(p);
         if (!value)
@@ -756,8 +778,9 @@ Graph import_traced(const json& traced) {
             {{"size", t.shape}, {"value", *value}, {"dtype", std::string(dtype_name(t.dtype))}}, "",
             ph);
       } else {
-        // Parameters, and buffers the module registers (a mask): ModelNew builds both in
-        // __init__ as the reference does and reads them by their state_dict names.
+        // Parameters, buffers the module registers (a mask) and plain tensor attributes
+        // (self.h0 = torch.randn(...)): ModelNew builds them in __init__ as the reference
+        // does and reads them by their names.
         std::string name = target;
         for (char& ch : name) ch = ch == '.' ? '_' : ch;
         value_of[ph] = g.add_param(name, traced_type(p));

@@ -582,6 +582,14 @@ TensorType pad(const Ins& in, Attrs& attrs) {
   return out;
 }
 
+TensorType upsample(const Ins& in, Attrs& attrs) {
+  const auto& size = attr_ints(attrs, "size");
+  require_rank(in[0], static_cast<int>(size.size()) + 2, "input 0");
+  TensorType out = in[0];
+  std::copy(size.begin(), size.end(), out.shape.begin() + 2);
+  return out;
+}
+
 TensorType transpose(const Ins& in, Attrs& attrs) {
   int rank = in[0].rank();
   int64_t a = normalize_dim(attr_int(attrs, "dim0"), rank, "dim0");

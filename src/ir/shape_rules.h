@@ -52,6 +52,7 @@ TensorType select(const Ins& in, Attrs& attrs);  // x[index] along dim: one rank
 TensorType expand(const Ins& in, Attrs& attrs);  // size: -1 keeps a dim; new dims lead
 TensorType roll(const Ins& in, Attrs& attrs);    // shifts and dims, as many of each
 TensorType pad(const Ins& in, Attrs& attrs);     // F.pad's (left, right) pairs, last dim first
+TensorType upsample(const Ins& in, Attrs& attrs);  // spatial dims become `size`
 TensorType unsqueeze(const Ins& in, Attrs& attrs);
 TensorType squeeze(const Ins& in, Attrs& attrs);
 TensorType cat(const Ins& in, Attrs& attrs);

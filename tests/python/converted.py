@@ -54,7 +54,9 @@ def run_all(commands, **kwargs):
 
 def trace_and_convert(binary, program, traced, solution):
     """Traces `program` (frontend.trace_file, dynamic) into the file `traced`, then compiles
-    that with `binary convert --no-verify -o solution`. Returns (the trace's error or None,
+    that with `binary convert --no-verify -o solution`; where that fails, converts the program
+    itself (convert traces it again through torch's decompositions of the calls import could
+    not map). Returns (the trace's error or None,
     convert's exit status, convert's stderr); None and "" for convert when the trace failed."""
     from drtriton import frontend
     try:
@@ -65,6 +67,9 @@ def trace_and_convert(binary, program, traced, solution):
         f.write(text)
     r = subprocess.run([binary, "convert", str(traced), "--no-verify", "-o", str(solution)],
                        capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:  # as a user would: from the program, which convert may trace again
+        r = subprocess.run([binary, "convert", str(program), "--no-verify", "-o", str(solution)],
+                           capture_output=True, text=True, cwd=ROOT)
     return None, r.returncode, r.stderr
 
 

@@ -153,6 +153,24 @@ def _clone(obj):
     return inputs_mod.map_tensors(obj, lambda t: t.detach().clone())
 
 
+def _tensor_attributes(model):
+    """Names of the plain tensor attributes of `model`'s modules ("h0", "rnn.hidden")."""
+    return [f"{path}.{name}" if path else name
+            for path, module in model.named_modules()
+            for name, value in vars(module).items() if isinstance(value, torch.Tensor)]
+
+
+def _double_attributes(model):
+    """`model` (already .double()) with its plain floating-point tensor attributes in float64
+    too: .double() converts parameters and buffers only, and a state a program keeps as
+    `self.h0 = torch.randn(...)` would meet float64 weights in float32 (a truth that fails)."""
+    for module in model.modules():
+        for name, value in list(vars(module).items()):
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                setattr(module, name, value.double())
+    return model
+
+
 def _to(obj, device, dtype64=False):
     def move(t):
         t = t.to(device)
@@ -440,7 +458,7 @@ class _Judgement:
             raise Reject("load", "task: get_inputs() failed: " + describe(e), flags=["task_error"])
         self.choose_mode()
         self.model.train(not self.eval)
-        self.model64 = copy.deepcopy(self.model).double()
+        self.model64 = _double_attributes(copy.deepcopy(self.model).double())
         self.state64 = {k: v.detach().clone() for k, v in self.model64.state_dict().items()}
 
         self.keys = {k.name: (self.cand_path, k.line, k.name) for k in self.kernels}
@@ -535,8 +553,12 @@ class _Judgement:
         self.eval = asked
         if self.reference_is_random(training=True):
             if self.reference_is_random(training=False):
-                raise Reject("load", "task: its forward is random in eval mode too (a dropout call "
-                                     "without training=self.training?): no result of it can be checked",
+                kept = _tensor_attributes(self.model)
+                why = "a dropout call without training=self.training" + (
+                    f", or a state it keeps as a plain attribute and updates: {', '.join(kept)}"
+                    if kept else "") + "?"
+                raise Reject("load", "task: its forward gives other results on the same inputs in "
+                                     f"eval mode too ({why}): no result of it can be checked",
                              flags=["task_error", "random_in_eval_mode"])
             self.eval = True
             self.v["random"] = {"judged": "eval_mode_only" if asked else "statistics"}
