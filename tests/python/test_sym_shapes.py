@@ -214,7 +214,7 @@ def test_the_static_fields_are_the_static_export():
 
 
 def test_a_failing_dynamic_export_leaves_the_trace_static(monkeypatch):
-    def fail(model, inputs):
+    def fail(model, inputs, decompose=()):
         raise RuntimeError("no dynamic shapes today\nsecond line")
 
     monkeypatch.setattr(frontend, "_export_dynamic", fail)
@@ -231,10 +231,10 @@ def test_graphs_that_do_not_line_up_leave_the_trace_static(monkeypatch):
 
     real = frontend._export_dynamic
     # The dynamic export sees one more operation than the static one.
-    def one_more(model, inputs):
+    def one_more(model, inputs, decompose=()):
         forward = model.forward
         model.forward = lambda *args: torch.tanh(forward(*args))
-        return real(model, inputs)
+        return real(model, inputs, decompose)
 
     monkeypatch.setattr(frontend, "_export_dynamic", one_more)
     d = frontend.trace_file(str(ROOT / FOLDER / "linear_relu.py"), dynamic=True)
