@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,9 +40,11 @@ nlohmann::json load_traced(const std::string& path);
 struct ImportedProgram {
   nlohmann::json traced;  // the trace that imported (or the first one)
   Graph graph;
-  std::string error;  // empty: imported
+  std::string error;           // empty: imported
+  std::exception_ptr failure;  // what import threw first (with `error`)
 };
-// Throws ImportError or CliError (a .json traced graph: imported as it is).
+// Throws what import_traced threw first, or CliError (a .json traced graph: imported as it
+// is).
 ImportedProgram import_program(const std::string& path);
 // The same for many programs whose first traces (trace_programs) are `traced`; the traces
 // again run in `processes` Pythons. Never throws for one program: its `error` says why.

@@ -403,7 +403,9 @@ void run_convert(const ConvertArgs& a) {
     throw CliError("--tune measures the built-in compiler's knobs: not with --policy " + a.policy);
   if (a.policy != "compiler") return run_sampling_policy(a, judging);
   auto start = std::chrono::steady_clock::now();
-  auto [traced, graph, unused] = import_program(a.program);
+  ImportedProgram program = import_program(a.program);
+  const json& traced = program.traced;
+  const Graph& graph = program.graph;
   double trace_s = seconds_since(start);
   CodegenOptions options = codegen_options(traced, a.program);
   options.knobs = a.knobs;

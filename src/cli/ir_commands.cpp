@@ -11,7 +11,6 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <set>
 #include <thread>
 
@@ -51,17 +50,16 @@ std::string decompose_flag(const std::vector<std::string>& calls) {
   return list.empty() ? "" : " --decompose " + shell_quote(list);
 }
 
-// Run python/drtriton/frontend.py on a program and return the traced graph it writes;
-// `decompose` names calls it traces through torch's own decompositions.
-json trace_program(const std::string& path, const std::vector<std::string>& decompose = {}) {
+// Run python/drtriton/frontend.py on a program and return the traced graph it writes.
+json trace_program(const std::string& path) {
   if (!fs::exists(path)) throw CliError(path + ": no such file");
   fs::path dir = fs::temp_directory_path() / ("drtriton-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path out = dir / "traced.json", err = dir / "stderr.txt";
   std::string cmd = "PYTHONPATH=" + shell_quote(python_path()) + " " +
-                    shell_quote(python_executable()) + " -m drtriton.frontend --dynamic" +
-                    decompose_flag(decompose) + " " + shell_quote(path) + " -o " +
-                    shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+                    shell_quote(python_executable()) + " -m drtriton.frontend --dynamic " +
+                    shell_quote(path) + " -o " + shell_quote(out.string()) + " 2>" +
+                    shell_quote(err.string());
   int status = std::system(cmd.c_str());
   std::string message;
   if (fs::exists(err)) message = read_file(err.string());
@@ -212,15 +210,17 @@ std::vector<ImportedProgram> import_programs(const std::vector<std::string>& pat
       out[i].graph = import_traced(doc);
       out[i].traced = std::move(doc);
       out[i].error.clear();
+      out[i].failure = nullptr;
       return false;
     } catch (const ImportError& e) {
       if (first) {
         out[i].error = e.what();
+        out[i].failure = std::current_exception();
         out[i].traced = std::move(doc);
       }
       return !new_calls(e, tried[i]).empty();
     } catch (const std::exception& e) {
-      if (first) out[i].error = e.what();
+      if (first) out[i].error = e.what(), out[i].failure = std::current_exception();
       return false;
     }
   };
@@ -249,22 +249,9 @@ std::vector<ImportedProgram> import_programs(const std::vector<std::string>& pat
 ImportedProgram import_program(const std::string& path) {
   json traced = load_traced(path);
   if (!has_extension(path, ".py")) return {traced, import_traced(traced), ""};
-  std::set<std::string> tried;
-  std::optional<ImportError> first;
-  for (int round = 0;; ++round) {
-    try {
-      Graph graph = import_traced(traced);
-      return {std::move(traced), std::move(graph), ""};
-    } catch (const ImportError& e) {
-      if (!first) first = e;
-      if (round == kDecomposeRounds || new_calls(e, tried).empty()) throw *first;
-    }
-    try {
-      traced = trace_program(path, {tried.begin(), tried.end()});
-    } catch (const CliError&) {
-      throw *first;  // the decompositions do not trace: the program's own error says more
-    }
-  }
+  ImportedProgram program = std::move(import_programs({path}, {std::move(traced)}, 1).front());
+  if (program.failure) std::rethrow_exception(program.failure);
+  return program;
 }
 
 json load_traced(const std::string& path) {

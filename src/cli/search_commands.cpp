@@ -453,7 +453,9 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                              const JudgeFn& judge) {
   std::string task = read_file(program);
   auto begun = std::chrono::steady_clock::now();
-  auto [traced, whole, unused] = import_program(program);
+  ImportedProgram imported = import_program(program);
+  const json& traced = imported.traced;
+  const Graph& whole = imported.graph;
   double trace_s = seconds_since(begun);
   int n = static_cast<int>(whole.nodes().size());
 

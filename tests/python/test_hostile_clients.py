@@ -94,8 +94,12 @@ def test_slow_clients_are_cut_off_and_a_good_client_is_served(service):
     # per-client limit), 8 more may still ask /health, the rest get 503 at once.
     socks = open_stalled(service.port, 80, "127.0.0.2")
     try:
-        time.sleep(0.5)
-        states = [state(s) for s in socks]
+        deadline = time.monotonic() + 1.5  # a busy machine may take a while to turn 8 away
+        while True:
+            time.sleep(0.25)
+            states = [state(s) for s in socks]
+            if states.count("open") <= 72 or time.monotonic() > deadline:
+                break
         assert states.count("open") <= 72
         turned_away = [st for st in states if st != "open"]
         assert len(turned_away) >= 8 and set(turned_away) <= {BUSY_LINE, "closed"}, states

@@ -545,6 +545,7 @@ def test_integer_outputs_are_judged_exactly():
 def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
     """timing.MemoryGate, across processes as the workers of one GPU use it: a request going
     alone waits until the shared ones have left, and one arriving meanwhile waits for it."""
+    import fcntl
     import multiprocessing
     import time
 
@@ -560,9 +561,9 @@ def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
     def shared(name, hold_s):
         gate = timing.MemoryGate(0, total_bytes=8 << 30)
         gate.enter()
-        events.put((name, "in"))
+        events.put((time.monotonic(), name, "in"))
         time.sleep(hold_s)
-        events.put((name, "out"))
+        events.put((time.monotonic(), name, "out"))
         gate.leave()
 
     def alone():
@@ -570,20 +571,38 @@ def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
         assert gate.large(2 << 30) and not gate.large(512 << 20)
         gate.enter()
         gate.alone()
-        events.put(("large", "in"))
+        events.put((time.monotonic(), "large", "in"))
         time.sleep(0.5)
-        events.put(("large", "out"))
+        events.put((time.monotonic(), "large", "out"))
         gate.leave()
 
     first = ctx.Process(target=shared, args=("first", 1.0))
     first.start()
-    assert events.get(timeout=10) == ("first", "in")
+    assert events.get(timeout=10)[1:] == ("first", "in")
     large = ctx.Process(target=alone)
     large.start()
-    time.sleep(0.3)  # the large request now waits for `first`, turnstile closed
+    # Start `late` only once the large request holds the turnstile (waiting for `first`) or
+    # the gate itself: a fixed sleep lost that race on a busy machine.
+
+    def held(path, mode):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+
+    deadline = time.monotonic() + 10
+    while not (held(f"{base}.turnstile", fcntl.LOCK_EX) or held(f"{base}.memory", fcntl.LOCK_SH)):
+        assert time.monotonic() < deadline, "the large request never closed the turnstile"
+        time.sleep(0.01)
     late = ctx.Process(target=shared, args=("late", 0.1))
     late.start()
-    order = [events.get(timeout=10) for _ in range(5)]
+    # Ordered by the moment each happened: a Queue's feeder threads may deliver the events
+    # of different processes out of order.
+    order = [event[1:] for event in sorted(events.get(timeout=10) for _ in range(5))]
     for p in (first, large, late):
         p.join(10)
         assert p.exitcode == 0

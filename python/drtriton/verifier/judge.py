@@ -154,8 +154,9 @@ def _clone(obj):
 
 
 def _tensor_attributes(model):
-    """Names of the plain tensor attributes of `model`'s modules ("h0", "rnn.hidden")."""
-    return [f"{path}.{name}" if path else name
+    """(path, module, name, tensor) for each plain tensor attribute of `model`'s modules
+    (self.h0 = torch.randn(...): in no state_dict)."""
+    return [(path, module, name, value)
             for path, module in model.named_modules()
             for name, value in vars(module).items() if isinstance(value, torch.Tensor)]
 
@@ -164,10 +165,9 @@ def _double_attributes(model):
     """`model` (already .double()) with its plain floating-point tensor attributes in float64
     too: .double() converts parameters and buffers only, and a state a program keeps as
     `self.h0 = torch.randn(...)` would meet float64 weights in float32 (a truth that fails)."""
-    for module in model.modules():
-        for name, value in list(vars(module).items()):
-            if isinstance(value, torch.Tensor) and value.is_floating_point():
-                setattr(module, name, value.double())
+    for _, module, name, value in _tensor_attributes(model):
+        if value.is_floating_point():
+            setattr(module, name, value.double())
     return model
 
 
@@ -553,7 +553,8 @@ class _Judgement:
         self.eval = asked
         if self.reference_is_random(training=True):
             if self.reference_is_random(training=False):
-                kept = _tensor_attributes(self.model)
+                kept = [f"{path}.{name}" if path else name
+                        for path, _, name, _ in _tensor_attributes(self.model)]
                 why = "a dropout call without training=self.training" + (
                     f", or a state it keeps as a plain attribute and updates: {', '.join(kept)}"
                     if kept else "") + "?"
