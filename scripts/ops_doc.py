@@ -127,6 +127,9 @@ def format_spelling(template: str) -> str:
         elif c == "$" and nxt == "d":
             out.append(", device=x.device")
             i += 2
+        elif c == "$" and nxt == ":":
+            out.append(":, ..., ")
+            i += 2
         elif c == "{":
             close = template.index("}", i)
             name = template[i + 1:close]

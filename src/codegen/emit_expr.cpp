@@ -217,6 +217,24 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         return load_at(k, param_var(n, "weight"), id + " * " + width + " + " + column,
                        "(" + idx.mask + ") & " + valid, "0.0", low_precision(out));
       }
+      case Op::IndexSelect:
+      case Op::Gather: {
+        // index_select: out[a, j..., b] = in[a, index[j...], b]; gather: out[i] =
+        // in[i with i[dim] = index[i]]. A negative index counts from the end (x[-1]); one
+        // out of range reads 0 rather than outside the tensor.
+        const int64_t d = attr_int(n.attrs, "dim");
+        const int span = n.op == Op::Gather ? 0 : g_.value(n.inputs[1]).type.rank();
+        Index at = idx;  // gather's index has the output's shape
+        if (n.op == Op::IndexSelect)
+          at = Index{{idx.dims.begin() + d, idx.dims.begin() + d + span}, idx.mask, "", {}};
+        std::string i = emit(k, n.inputs[1], at), size = k.size(ishape[d]);
+        i = k.assign("tl.where(" + i + " < 0, " + i + " + " + size + ", " + i + ")");
+        std::string valid = k.assign("(" + i + " >= 0) & (" + i + " < " + size + ")");
+        Index r{idx.dims, "(" + idx.mask + ") & " + valid, "", {}};
+        r.dims.erase(r.dims.begin() + d, r.dims.begin() + d + (span ? span : 1));
+        r.dims.insert(r.dims.begin() + d, i);
+        return emit(k, in, r);
+      }
       case Op::Roll: {  // out[i] = in[(i - shift) mod n], with (-shift) mod n taken in Python
         Index r{idx.dims, idx.mask, "", {}};
         auto shifts = attr_ints(n.attrs, "shifts"), dims = attr_ints(n.attrs, "dims");

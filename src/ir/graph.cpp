@@ -36,9 +36,6 @@ ValueId Graph::add_input(const std::string& name, const TensorType& type, Init i
 }
 
 ValueId Graph::add_param(const std::string& name, const TensorType& type, Init init) {
-  if (!is_floating(type.dtype)) {
-    throw IrError("param %" + name + " must have a floating dtype, got " + to_string(type));
-  }
   ValueId id = add_value(name, type, ValueKind::Param);
   values_[id].init = init;
   params_.push_back(id);

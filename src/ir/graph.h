@@ -3,7 +3,8 @@
 // Semantics every pass respects:
 // - Values are tensors with a static shape and a dtype (types.h). A value is a graph
 //   input (a forward argument), a free parameter (an nn.Parameter the program declares, or
-//   a buffer it registers and reads in forward: ModelNew builds both as the program does),
+//   a buffer it registers and reads in forward, indices and masks included: ModelNew builds
+//   both as the program does),
 //   or the single output of a node. SSA: each value is defined once.
 // - Operators are PyTorch's, with PyTorch's semantics, broadcasting and dtype promotion,
 //   in the module's default training mode: BatchNorm normalizes with batch statistics and

@@ -530,6 +530,15 @@ std::vector<OpSchema> build_table() {
        .infer_shape = embedding, .params = embedding_params, .flops = no_flops,
        .torch_module = "nn.Embedding({num_embeddings}, {embedding_dim}{dtype?})",
        .aten = {"aten::embedding"}, .index_input = 0, .sampled = false});
+  // Tensor indexing along one dim (x[idx], x[:, idx], index_select); a multi-dim index
+  // puts its dims in place of that dim.
+  add({.op = Op::IndexSelect, .attrs = {int_attr("dim", std::nullopt)},
+       .infer_shape = index_select, .flops = no_flops,
+       .torch_function = "$0[$:$1]",
+       .aten = {"aten::index_select"}, .index_input = 1, .sampled = false});
+  add({.op = Op::Gather, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = gather,
+       .flops = no_flops, .torch_function = "torch.gather($0, {dim}, $1)",
+       .aten = {"aten::gather"}, .index_input = 1, .sampled = false});
   add({.op = Op::Unsqueeze, .attrs = {int_attr("dim", std::nullopt)}, .infer_shape = unsqueeze,
        .flops = no_flops, .torch_function = "$0.unsqueeze({dim})", .aten = {"aten::unsqueeze"}});
   add({.op = Op::Squeeze,

@@ -60,7 +60,8 @@ struct OpSchema {
   double flops_per_element = 1;
   // PyTorch spellings, as emit templates: $0 $1 $2 are the inputs, $* all of them,
   // {attr} an attribute's value ({dtype}: the torch dtype), {attr?} ", attr=value" only where
-  // it differs from the default, $d ", device=X.device" for the program's first input X.
+  // it differs from the default, $d ", device=X.device" for the program's first input X,
+  // $: one ":, " for each dim before attribute dim (x[:, :, idx]).
   // torch_module builds an nn.Module (called as self.NAME(x)); an empty torch_function
   // means the op exists only as a module.
   std::string torch_module;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <set>
 
 #include "ir/error.h"
@@ -144,6 +145,7 @@ class Composer {
                {"dtype", std::string(dtype_name(g_.value(like).type.dtype))}});
   }
   int rank(ValueId x) const { return g_.value(x).type.rank(); }
+  DType dtype(ValueId x) const { return g_.value(x).type.dtype; }
   int64_t size(ValueId x, int dim) const { return g_.value(x).type.shape.at(dim); }
 
  private:
@@ -422,6 +424,28 @@ const std::map<std::string, Rule>& rules() {
          if (!args.count("weight")) y = c.op("mul", {y, in.at(next++)});
          if (!args.count("bias")) y = c.op("add", {y, in.at(next)});
          return y;
+       }},
+      {"aten::nan_to_num",  // NaN (x != x), +inf and -inf replaced; infinities by default
+                            // with the dtype's largest finite values, as PyTorch does
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         DType dtype = c.dtype(x);
+         if (!is_floating(dtype)) return c.op("clone", {x});
+         const double largest = dtype == DType::F16    ? 65504.0
+                                : dtype == DType::BF16 ? 3.3895313892515355e38
+                                : dtype == DType::F64  ? std::numeric_limits<double>::max()
+                                                       : std::numeric_limits<float>::max();
+         auto given = [&](const char* name, double otherwise) {
+           return args.count(name) && !args.at(name).is_null()
+                      ? json(std::get<double>(coerce_number(args.at(name))))
+                      : json(otherwise);
+         };
+         const double inf = std::numeric_limits<double>::infinity();
+         ValueId y = c.op(
+             "where", {c.scalar("eq_scalar", x, inf), c.constant(given("posinf", largest), x), x});
+         y = c.op("where",
+                  {c.scalar("eq_scalar", x, -inf), c.constant(given("neginf", -largest), x), y});
+         return c.op("where", {c.op("ne", {x, x}), c.constant(given("nan", 0.0), x), y});
        }},
       {"aten::log_sigmoid",  // -softplus(-x): x itself below -20, where exp(x) vanishes
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {

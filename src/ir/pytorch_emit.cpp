@@ -238,7 +238,8 @@ class Emitter {
   }
 
   // Integer inputs are drawn below the size of what they index (an embedding's rows, the
-  // classes of nll_loss), so that the program runs; 10 where they index nothing.
+  // classes of nll_loss, the dim an index_select or gather reads), so that the program
+  // runs; 10 where they index nothing.
   std::string index_bound(ValueId v) const {
     int64_t bound = 10;
     bool found = false;
@@ -247,7 +248,9 @@ class Emitter {
       if (at < 0 || node.inputs.at(at) != v) continue;
       const Shape& x = g_.value(node.inputs[0]).type.shape;
       int64_t size = node.op == Op::Embedding ? attr_int(node.attrs, "num_embeddings")
-                                              : x.at(x.size() == 1 ? 0 : 1);  // the classes
+                     : node.op == Op::IndexSelect || node.op == Op::Gather
+                         ? x.at(attr_int(node.attrs, "dim"))
+                         : x.at(x.size() == 1 ? 0 : 1);  // the classes
       bound = found ? std::min(bound, size) : size;
       found = true;
     }
@@ -350,6 +353,14 @@ class Emitter {
     const TensorType& type = g_.value(p).type;
     std::string shape = constant(name + "_shape", python_tuple(type.shape), name + "_shape");
     use_init_arg(shape);
+    if (!is_floating(type.dtype)) {  // indices or a mask: a buffer, drawn as an input is
+      std::string draw = type.dtype == DType::Bool
+                             ? "torch.rand(" + shape + ") > 0.5"
+                             : "torch.randint(0, " + index_bound(p) + ", " + shape +
+                                   (type.dtype == DType::I32 ? ", dtype=torch.int32)" : ")");
+      init_lines_.push_back("self.register_buffer(\"" + name + "\", " + draw + ")");
+      return;
+    }
     std::string dtype =
         type.dtype == DType::F32 ? "" : ", dtype=" + std::string(dtype_torch_name(type.dtype));
     std::string draw = g_.value(p).init == Init::Positive
@@ -506,6 +517,9 @@ class Emitter {
         ++i;
       } else if (c == '$' && i + 1 < tmpl.size() && tmpl[i + 1] == 'd') {
         if (!forward_args_.empty()) out += ", device=" + forward_args_[0] + ".device";
+        ++i;
+      } else if (c == '$' && i + 1 < tmpl.size() && tmpl[i + 1] == ':') {  // x[:, :, idx]
+        for (int64_t d = 0; d < attr_int(node.attrs, "dim"); ++d) out += ":, ";
         ++i;
       } else if (c == '{') {
         size_t close = tmpl.find('}', i);

@@ -59,7 +59,7 @@ Call parse_call(const json& node) {
     const json& v = arg["value"];
     if (is_ref(v)) {
       c.refs.push_back(v["ref"]);
-    } else if (v.is_array() && !v.empty() && is_ref(v[0])) {
+    } else if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), is_ref)) {
       for (const json& e : v) c.refs.push_back(e["ref"]);
     } else {
       c.consts[name] = v;
@@ -199,7 +199,8 @@ std::string ir_dtype(const json& torch_name) {
 }
 
 // Renames an alias to its canonical spelling; rewrites the calls that are a permutation
-// (x.T, x.mT, movedim) or no operation at all (detach, alias) into permute and clone.
+// (x.T, x.mT, movedim) or no operation at all (detach, alias) into permute and clone, and
+// tensor indexing along one dim into index_select.
 void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
   auto alias = aten_aliases().find(c.target);
   if (alias != aten_aliases().end()) {
@@ -238,6 +239,31 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
       c.consts.erase(gone);
     c.target = to == from ? "aten::clone" : "drtriton::cast";
     if (to != from) c.consts["dtype"] = to;
+    return;
+  }
+  if (t == "aten::index") {  // x[idx] (indices [idx]: a ref) or x[:, idx] ([null, idx])
+    int64_t dim = 0;
+    if (c.consts.count("indices")) {
+      const json indices = c.consts["indices"];
+      c.consts.erase("indices");
+      int found = 0;
+      for (size_t d = 0; d < indices.size(); ++d) {
+        if (indices[d].is_null()) continue;
+        if (!is_ref(indices[d])) throw Unsupported("indexing with " + indices[d].dump());
+        c.refs.push_back(indices[d]["ref"]);
+        dim = static_cast<int64_t>(d);
+        ++found;
+      }
+      if (found != 1) throw Unsupported("indexing with several index tensors (x[:, i, j])");
+    }
+    if (c.refs.size() != 2)
+      throw Unsupported("indexing with several index tensors (x[i, j]) is not supported");
+    DType index = type_at(types, c.refs[1]).dtype;
+    if (index != DType::I64 && index != DType::I32)
+      throw Unsupported("indexing with a " + std::string(dtype_name(index)) +
+                        " mask (x[mask]) is not supported: its shape depends on the data");
+    c.target = "aten::index_select";
+    c.consts["dim"] = dim;
     return;
   }
   if (t == "aten::detach" || t == "aten::alias" || t == "aten::lift_fresh_copy") {

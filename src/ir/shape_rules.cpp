@@ -38,6 +38,11 @@ void require_min_rank(const TensorType& t, int rank, const std::string& what) {
   }
 }
 
+void require_indices(const TensorType& t, const std::string& what) {
+  if (t.dtype != DType::I64 && t.dtype != DType::I32)
+    fail(what + " (the indices) must hold integers, got " + to_string(t));
+}
+
 void require_same_dtype(const Ins& in) {
   for (size_t i = 1; i < in.size(); ++i) {
     if (in[i].dtype != in[0].dtype) {
@@ -643,12 +648,37 @@ TensorType cat(const Ins& in, Attrs& attrs) {
 }
 
 TensorType embedding(const Ins& in, Attrs& attrs) {
-  if (in[0].dtype != DType::I64 && in[0].dtype != DType::I32)
-    fail("input 0 (the indices) must hold integers, got " + to_string(in[0]));
+  require_indices(in[0], "input 0");
   TensorType out{DType::F32, in[0].shape};
   parse_dtype(attr_str(attrs, "dtype"), &out.dtype);  // the weight's
   out.shape.push_back(attr_int(attrs, "embedding_dim"));
   return out;
+}
+
+TensorType index_select(const Ins& in, Attrs& attrs) {
+  require_indices(in[1], "input 1");
+  require_min_rank(in[1], 1, "input 1");
+  int64_t d = normalize_dim(attr_int(attrs, "dim"), in[0].rank(), "dim");
+  attrs["dim"] = d;
+  TensorType out = in[0];
+  out.shape.erase(out.shape.begin() + d);
+  out.shape.insert(out.shape.begin() + d, in[1].shape.begin(), in[1].shape.end());
+  return out;
+}
+
+// torch.gather: out[i] = x[i with i[dim] replaced by index[i]]; the index may be smaller
+// than x in the other dims, never larger.
+TensorType gather(const Ins& in, Attrs& attrs) {
+  const TensorType &x = in[0], &index = in[1];
+  require_indices(index, "input 1");
+  require_rank(index, x.rank(), "input 1");
+  int64_t d = normalize_dim(attr_int(attrs, "dim"), x.rank(), "dim");
+  attrs["dim"] = d;
+  for (int i = 0; i < x.rank(); ++i)
+    if (i != d && index.shape[i] > x.shape[i])
+      fail("input 1 " + to_string(index) + " is larger than input 0 " + to_string(x) + " in dim " +
+           str(i));
+  return {x.dtype, index.shape};
 }
 
 TensorType nll_loss(const Ins& in, Attrs& attrs) {

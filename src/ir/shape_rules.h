@@ -46,18 +46,20 @@ TensorType reshape(const Ins& in, Attrs& attrs);
 TensorType flatten(const Ins& in, Attrs& attrs);
 TensorType permute(const Ins& in, Attrs& attrs);
 TensorType transpose(const Ins& in, Attrs& attrs);
-TensorType flip(const Ins& in, Attrs& attrs);    // dims: distinct dims of input 0
-TensorType slice(const Ins& in, Attrs& attrs);   // x[start:end:step] along dim
-TensorType select(const Ins& in, Attrs& attrs);  // x[index] along dim: one rank less
-TensorType expand(const Ins& in, Attrs& attrs);  // size: -1 keeps a dim; new dims lead
-TensorType roll(const Ins& in, Attrs& attrs);    // shifts and dims, as many of each
-TensorType pad(const Ins& in, Attrs& attrs);     // F.pad's (left, right) pairs, last dim first
+TensorType flip(const Ins& in, Attrs& attrs);      // dims: distinct dims of input 0
+TensorType slice(const Ins& in, Attrs& attrs);     // x[start:end:step] along dim
+TensorType select(const Ins& in, Attrs& attrs);    // x[index] along dim: one rank less
+TensorType expand(const Ins& in, Attrs& attrs);    // size: -1 keeps a dim; new dims lead
+TensorType roll(const Ins& in, Attrs& attrs);      // shifts and dims, as many of each
+TensorType pad(const Ins& in, Attrs& attrs);       // F.pad's (left, right) pairs, last dim first
 TensorType upsample(const Ins& in, Attrs& attrs);  // spatial dims become `size`
 TensorType unsqueeze(const Ins& in, Attrs& attrs);
 TensorType squeeze(const Ins& in, Attrs& attrs);
 TensorType cat(const Ins& in, Attrs& attrs);
-TensorType embedding(const Ins& in, Attrs& attrs);  // indices' shape + [embedding_dim]
-TensorType nll_loss(const Ins& in, Attrs& attrs);   // target's shape, or 0-d when reduced
+TensorType embedding(const Ins& in, Attrs& attrs);     // indices' shape + [embedding_dim]
+TensorType index_select(const Ins& in, Attrs& attrs);  // the indices' shape replaces dim
+TensorType gather(const Ins& in, Attrs& attrs);        // the indices' shape
+TensorType nll_loss(const Ins& in, Attrs& attrs);      // target's shape, or 0-d when reduced
 // Recurrent layers: input 0 the sequence, then the initial states (none, or all of them).
 TensorType lstm(const Ins& in, Attrs& attrs);
 TensorType gru(const Ins& in, Attrs& attrs);  // also rnn
