@@ -249,16 +249,32 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         }
         return emit(k, in, r);
       }
-      case Op::Pad: {  // in[i - left] where that is inside the input, else the value
+      case Op::Pad: {
+        // Constant: in[i - left] where that is inside the input, else the value. The other
+        // modes fold i - left back inside: mirrored (reflect), clamped (replicate) or
+        // wrapped (circular).
         auto amounts = attr_ints(n.attrs, "pad");
+        const std::string mode = attr_str(n.attrs, "mode");
         Index r{idx.dims, idx.mask, "", {}};
         std::string inside;
         for (size_t j = 0; j < amounts.size() / 2; ++j) {
           size_t d = ishape.size() - 1 - j;
-          r.dims[d] = "(" + idx.dims[d] + " - " + std::to_string(amounts[2 * j]) + ")";
-          inside += (inside.empty() ? "(" : " & (") + r.dims[d] + " >= 0) & (" + r.dims[d] + " < " +
-                    k.size(ishape[d]) + ")";
+          std::string at = "(" + idx.dims[d] + " - " + std::to_string(amounts[2 * j]) + ")";
+          std::string size = k.size(ishape[d]);
+          if (mode == "constant") {
+            r.dims[d] = at;
+            inside += (inside.empty() ? "(" : " & (") + at + " >= 0) & (" + at + " < " + size + ")";
+          } else if (amounts[2 * j] != 0 || amounts[2 * j + 1] != 0) {
+            at = k.assign(at);
+            r.dims[d] = k.assign(
+                mode == "reflect"
+                    ? "tl.where(" + at + " < 0, -" + at + ", tl.where(" + at + " >= " + size +
+                          ", 2 * (" + size + " - 1) - " + at + ", " + at + "))"
+                : mode == "replicate" ? "tl.minimum(tl.maximum(" + at + ", 0), " + size + " - 1)"
+                                      : "(" + at + " % " + size + " + " + size + ") % " + size);
+          }
         }
+        if (mode != "constant") return emit(k, in, r);
         inside = k.assign(inside);
         r.mask = "(" + idx.mask + ") & " + inside;
         std::string v = emit(k, in, r);

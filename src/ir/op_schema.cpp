@@ -503,11 +503,15 @@ std::vector<OpSchema> build_table() {
        .infer_shape = roll, .flops = no_flops,
        .torch_function = "torch.roll($0, {shifts}, {dims})", .aten = {"aten::roll"},
        .sampled = false});
-  // F.pad in constant mode (reflect and replicate are not operators); negative amounts crop.
+  // F.pad: constant (value; negative amounts crop), reflect, replicate or circular.
+  AttrSpec pad_mode{.name = "mode", .type = AttrType::Str,
+                    .default_value = std::string("constant"),
+                    .choices = {"constant", "reflect", "replicate", "circular"}};
   add({.op = Op::Pad,
-       .attrs = {{.name = "pad", .type = AttrType::Ints, .min_length = 2}, float_attr("value", 0.0)},
+       .attrs = {{.name = "pad", .type = AttrType::Ints, .min_length = 2}, float_attr("value", 0.0),
+                 pad_mode},
        .infer_shape = pad, .flops = no_flops,
-       .torch_function = "torch.nn.functional.pad($0, {pad}, value={value})",
+       .torch_function = "torch.nn.functional.pad($0, {pad}{mode?}{value?})",
        .aten = {"aten::constant_pad_nd"}, .sampled = false});
   // F.interpolate / nn.Upsample of an image. scale_h, scale_w: the source step per output
   // pixel that PyTorch uses (1/scale_factor where one was given), 0 for in/out sizes.

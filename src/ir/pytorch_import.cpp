@@ -100,11 +100,44 @@ void check_module_invariants(const json& attrs) {
       throw Unsupported(std::string(key) + " = " + attrs[key].dump() + ": " + why);
     }
   };
-  require("padding_mode", "zeros", "only zero padding is supported");
   require("return_indices", false, "pooling indices are not supported");
   require("divisor_override", nullptr, "divisor_override is not supported");
   require("proj_size", 0, "an LSTM with projections is not supported");
   require("max_norm", nullptr, "max_norm renormalizes the weight inside forward; not supported");
+}
+
+// nn.Conv's padding_mode other than "zeros" (reflect, replicate, circular): its forward pads
+// with F.pad in that mode, then convolves without padding. The pad node's attributes, with
+// the convolution's padding set to zero; nullopt for zero padding.
+std::optional<Attrs> conv_padding_mode(const json& attrs, Attrs& conv) {
+  std::string mode = attrs.value("padding_mode", "zeros");
+  if (mode == "zeros") return std::nullopt;
+  const json padding = attrs.value("padding", json());
+  if (!padding.is_array())
+    throw Unsupported("padding_mode \"" + mode + "\" with padding " + padding.dump());
+  std::vector<int64_t> amounts;  // F.pad's order: the last dim first, (left, right) each
+  for (auto it = padding.rbegin(); it != padding.rend(); ++it) {
+    amounts.push_back(it->get<int64_t>());
+    amounts.push_back(it->get<int64_t>());
+  }
+  conv["padding"] = std::vector<int64_t>(padding.size(), 0);
+  return Attrs{{"pad", amounts}, {"mode", mode}};
+}
+
+// The pad node of conv_padding_mode, with its shape over the input sizes: each padded dim
+// grows by its two amounts.
+ValueId add_pad(Graph& g, ValueId x, const Attrs& attrs, const std::string& name) {
+  ValueId padded = g.add_node(Op::Pad, {x}, attrs, "", name);
+  std::vector<std::string> dims = g.value(x).sym_shape;
+  const std::vector<int64_t>& amounts = std::get<std::vector<int64_t>>(attrs.at("pad"));
+  if (dims.empty()) return padded;
+  for (size_t j = 0; j < amounts.size() / 2; ++j) {
+    std::string& d = dims[dims.size() - 1 - j];
+    d = (d.find(' ') == std::string::npos ? d : "(" + d + ")") + " + " +
+        std::to_string(amounts[2 * j] + amounts[2 * j + 1]);
+  }
+  g.set_sym_shape(padded, dims);
+  return padded;
 }
 
 // A module call (nn.Conv2d, nn.BatchNorm2d, nn.ReLU, ...) becomes one node whose
@@ -496,10 +529,7 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     if (t == "aten::feature_dropout")
       schema = &op_named(rank_of(c.refs.at(0)) == 5 ? "dropout3d" : "dropout2d");
   } else if (t == "aten::pad" || t == "aten::constant_pad_nd") {
-    json mode = take("mode");  // F.pad: only its constant mode is an operator
-    if (!mode.is_null() && mode != "constant")
-      throw Unsupported("F.pad with mode " + mode.dump() + " is not supported (only \"constant\")");
-    json value = take("value");
+    json value = take("value");  // F.pad's modes are the operator's (mode stays a const)
     c.consts["value"] = value.is_null() ? json(0.0) : value;
     schema = &op_named("pad");
   } else if (t == "aten::upsample_nearest2d" || t == "aten::upsample_bilinear2d") {
@@ -846,7 +876,8 @@ Graph import_traced(const json& traced) {
     g.set_source(text_of(n, "line"));  // the nodes made for this call carry its line
     try {
       Mapped m;
-      bool composed = false;  // a call pytorch_decompose builds from several nodes
+      bool composed = false;         // a call pytorch_decompose builds from several nodes
+      std::optional<Attrs> pre_pad;  // a convolution's padding_mode, done by a pad node first
       std::string module;
       std::string out_name = name;
       const json* type_json = &n;
@@ -895,6 +926,8 @@ Graph import_traced(const json& traced) {
           }
         }
         m = {schema.op, ins, module_attrs(schema, modules[path])};
+        if (schema.find_attr("padding") && schema.torch_module.rfind("nn.Conv", 0) == 0)
+          pre_pad = conv_padding_mode(modules[path].value("attrs", json::object()), m.attrs);
         if (schema.op == Op::Embedding) {  // nn.Embedding(..., dtype=...) or .half(): its weight's
           for (const json& p : traced["params"]) {
             if (p["target"] == path + ".weight")
@@ -967,8 +1000,10 @@ Graph import_traced(const json& traced) {
       };
       ValueId id;
       try {
+        std::vector<ValueId> ins = composed ? std::vector<ValueId>{} : ids_of(m.inputs);
+        if (pre_pad) ins.at(0) = add_pad(g, ins.at(0), *pre_pad, out_name + "_pad");
         id = composed ? compose_call(g, c.target, ids_of(c.refs), c.consts, name)
-                      : g.add_node(m.op, ids_of(m.inputs), m.attrs, module, out_name);
+                      : g.add_node(m.op, ins, m.attrs, module, out_name);
       } catch (const IrError& e) {
         throw Unsupported(e.what());
       }

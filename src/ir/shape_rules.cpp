@@ -578,9 +578,23 @@ TensorType pad(const Ins& in, Attrs& attrs) {
   if (amounts.size() % 2 != 0 || amounts.size() > 2 * in[0].shape.size())
     fail("pad " + shape_string(amounts) + " must have a (left, right) pair for each of the last " +
          "dims of input 0 " + to_string(in[0]));
+  const std::string mode = attr_str(attrs, "mode");
+  if (mode != "constant" && attr_float(attrs, "value") != 0.0)
+    fail("mode \"" + mode + "\" takes no value");
   TensorType out = in[0];
   for (size_t j = 0; j < amounts.size() / 2; ++j) {
     int64_t& size = out.shape[out.shape.size() - 1 - j];
+    // PyTorch's limits: a reflection mirrors inside the dim, a circular pad wraps it once.
+    for (int64_t amount : {amounts[2 * j], amounts[2 * j + 1]}) {
+      if (mode == "reflect" && amount >= size)
+        fail("pad " + shape_string(amounts) +
+             " in mode \"reflect\" must be less than the dim it pads in " + to_string(in[0]));
+      if (mode == "circular" && amount > size)
+        fail("pad " + shape_string(amounts) +
+             " in mode \"circular\" must be at most the dim it pads in " + to_string(in[0]));
+      if (mode != "constant" && amount < 0)
+        fail("pad " + shape_string(amounts) + ": only mode \"constant\" takes negative amounts");
+    }
     size += amounts[2 * j] + amounts[2 * j + 1];
     if (size <= 0) fail("pad " + shape_string(amounts) + " leaves nothing of " + to_string(in[0]));
   }
