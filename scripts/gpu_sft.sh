@@ -19,6 +19,7 @@
 #          PAIRS=.data/pairs.jsonl.gz TRAIN_MINUTES=5 bash scripts/gpu_sft.sh   (carry .deps, .data)
 #          PAIRS=... PAIRS_MINUTES_MORE=3 PAIRS_SEED=3 ...   (add chunks from seed 3 on)
 #          PAIRS_VARIANTS=1 ...   (one solution per program: more programs per minute)
+#          EVAL=0 ...   (no held-out evaluation)
 #          GPUS=2 PAIRS=... bash scripts/gpu_sft.sh   (kind nvidia-h200-x2: DDP over both)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -106,4 +107,5 @@ cp "$MODEL"/*.json "$MODEL"/*.safetensors "$WORK/ckpt/metrics.jsonl" "$WORK/ckpt
 tar -cf "$WORK/ckpt.tar" -C "$WORK/ship" ckpt && tar -tvf "$WORK/ckpt.tar"
 split -b 15M -d "$WORK/ckpt.tar" "$OUT/ckpt.tar.part"
 
+[ "${EVAL:-1}" = 1 ] || exit 0  # EVAL=0: no evaluation (the call goes on to RL, say)
 source scripts/gpu_eval.sh  # the held-out suites, MODEL evaluated

@@ -12,10 +12,6 @@ namespace drtriton {
 
 using json = nlohmann::json;
 
-namespace {
-
-// The symbolic shape of a composed node, from its inputs': each output dim is the input dim
-// it comes from. Left empty (static sizes) when an input has none.
 std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
   const Shape& out = g.value(n.output).type.shape;
   const int rank = static_cast<int>(out.size());
@@ -79,6 +75,14 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
         for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dim"))) gone.insert(d);
         for (size_t j = 0; j < sym(0).size(); ++j)
           if (!gone.count(static_cast<int64_t>(j))) dims.push_back(sym(0)[j]);
+      } else if (n.op == Op::Pad) {  // F.pad's amounts: the last dim first, (left, right) each
+        dims = sym(0);
+        const auto& amounts = std::get<std::vector<int64_t>>(n.attrs.at("pad"));
+        for (size_t j = 0; j < amounts.size() / 2; ++j) {
+          std::string& d = dims.at(dims.size() - 1 - j);
+          d = (d.find(' ') == std::string::npos ? d : "(" + d + ")") + " + " +
+              std::to_string(amounts[2 * j] + amounts[2 * j + 1]);
+        }
       }
       return dims;
     case Category::Anchor: {
@@ -101,6 +105,8 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
     default: return {};
   }
 }
+
+namespace {
 
 // A traced number as a Float attribute value: ints and bools widen, non-finite floats parse.
 AttrValue coerce_number(const json& v) {

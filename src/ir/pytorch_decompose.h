@@ -18,6 +18,11 @@
 
 namespace drtriton {
 
+// The symbolic shape of node `n` of `g`, from its inputs': each output dim is the input dim it
+// comes from (or a sum over it, where a pad widens it). Empty (static sizes) when an input has
+// none or the op has no rule here.
+std::vector<std::string> sym_shape_of(const Graph& g, const Node& n);
+
 // Is `target` ("aten::mse_loss") composed here?
 bool is_composed(const std::string& target);
 

@@ -124,19 +124,11 @@ std::optional<Attrs> conv_padding_mode(const json& attrs, Attrs& conv) {
   return Attrs{{"pad", amounts}, {"mode", mode}};
 }
 
-// The pad node of conv_padding_mode, with its shape over the input sizes: each padded dim
-// grows by its two amounts.
+// The pad node of conv_padding_mode, with its shape over the input sizes.
 ValueId add_pad(Graph& g, ValueId x, const Attrs& attrs, const std::string& name) {
   ValueId padded = g.add_node(Op::Pad, {x}, attrs, "", name);
-  std::vector<std::string> dims = g.value(x).sym_shape;
-  const std::vector<int64_t>& amounts = std::get<std::vector<int64_t>>(attrs.at("pad"));
-  if (dims.empty()) return padded;
-  for (size_t j = 0; j < amounts.size() / 2; ++j) {
-    std::string& d = dims[dims.size() - 1 - j];
-    d = (d.find(' ') == std::string::npos ? d : "(" + d + ")") + " + " +
-        std::to_string(amounts[2 * j] + amounts[2 * j + 1]);
-  }
-  g.set_sym_shape(padded, dims);
+  std::vector<std::string> dims = sym_shape_of(g, g.nodes().back());
+  if (!dims.empty()) g.set_sym_shape(padded, std::move(dims));
   return padded;
 }
 
@@ -1000,10 +992,13 @@ Graph import_traced(const json& traced) {
       };
       ValueId id;
       try {
-        std::vector<ValueId> ins = composed ? std::vector<ValueId>{} : ids_of(m.inputs);
-        if (pre_pad) ins.at(0) = add_pad(g, ins.at(0), *pre_pad, out_name + "_pad");
-        id = composed ? compose_call(g, c.target, ids_of(c.refs), c.consts, name)
-                      : g.add_node(m.op, ins, m.attrs, module, out_name);
+        if (composed) {
+          id = compose_call(g, c.target, ids_of(c.refs), c.consts, name);
+        } else {
+          std::vector<ValueId> ins = ids_of(m.inputs);
+          if (pre_pad) ins.at(0) = add_pad(g, ins.at(0), *pre_pad, out_name + "_pad");
+          id = g.add_node(m.op, ins, m.attrs, module, out_name);
+        }
       } catch (const IrError& e) {
         throw Unsupported(e.what());
       }
