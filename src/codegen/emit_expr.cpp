@@ -52,6 +52,26 @@ std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
   return t;
 }
 
+// torch.arange's element at its index: start + index * step, in integers where the result and
+// both numbers are integers (exact at any size), else in fp32 and cast as PyTorch casts.
+std::string Lowering::arange_value(Kernel& k, const Node& n, const Index& idx) {
+  std::string i = idx.dims.at(0);
+  // A literal index (a size-1 dim) would make a Python number: make it a block.
+  if (is_integer(i)) i = "(" + idx.mask + ").to(tl.int32) * 0 + " + i;
+  double start = attr_float(n.attrs, "start"), step = attr_float(n.attrs, "step");
+  DType dtype = g_.value(n.output).type.dtype;
+  auto whole = [](double x) { return x == std::floor(x) && std::abs(x) < 1e15; };
+  if (!is_floating(dtype) && whole(start) && whole(step)) {
+    auto integer = [](double x) { return std::to_string(static_cast<int64_t>(x)); };
+    return k.assign(
+        cast_to(DType::I64, dtype,
+                "((" + i + ").to(tl.int64) * " + integer(step) + " + " + integer(start) + ")"));
+  }
+  return k.assign(cast_to(
+      DType::F32, dtype,
+      "((" + i + ").to(tl.float32) * " + float_literal(step) + " + " + float_literal(start) + ")"));
+}
+
 std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
   const OpSchema& s = n.schema();
   ValueId out = n.output;
@@ -85,6 +105,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     DType dtype = g_.value(out).type.dtype;
     return k.assign(cast_to(DType::F32, dtype, "tl.where(" + m + ", " + v + ", " + v + ")"));
   }
+  if (n.op == Op::Arange) return arange_value(k, n, idx);
   if (s.category == Category::Unary || s.category == Category::Binary) {
     std::vector<std::string> args;
     for (ValueId in : n.inputs) args.push_back(emit(k, in, broadcast_index(in, out, idx)));

@@ -105,6 +105,7 @@ class Lowering {
     return "value " + std::to_string(v) + "[" + join(idx.dims, ",") + "] if " + idx.mask;
   }
   std::string emit_node(Kernel& k, const Node& n, const Index& idx);
+  std::string arange_value(Kernel& k, const Node& n, const Index& idx);
   std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);

@@ -305,16 +305,17 @@ std::vector<OpSchema> build_table() {
   add(scalar_op(Op::RsubScalar, "{other} - $0", "aten::rsub"));
   add(scalar_op(Op::MulScalar, "$0 * {other}", "aten::mul"));
   add(scalar_op(Op::DivScalar, "$0 / {other}", "aten::div", div_scalar));
-  add(scalar_op(Op::GtScalar, "$0 > {other}", "aten::gt", compare_scalar));
-  add(scalar_op(Op::LtScalar, "$0 < {other}", "aten::lt", compare_scalar));
-  // Comparisons a program writes to build a mask (`self.mask == 0`): not drawn yet.
-  for (auto [op, expr, aten] : {std::tuple{Op::GeScalar, "$0 >= {other}", "aten::ge"},
+  // Comparisons take integers too (positions against lengths, `self.mask == 0`); only > and <
+  // are drawn.
+  for (auto [op, expr, aten] : {std::tuple{Op::GtScalar, "$0 > {other}", "aten::gt"},
+                                std::tuple{Op::LtScalar, "$0 < {other}", "aten::lt"},
+                                std::tuple{Op::GeScalar, "$0 >= {other}", "aten::ge"},
                                 std::tuple{Op::LeScalar, "$0 <= {other}", "aten::le"},
                                 std::tuple{Op::EqScalar, "$0 == {other}", "aten::eq"},
                                 std::tuple{Op::NeScalar, "$0 != {other}", "aten::ne"}}) {
     OpSchema cmp = scalar_op(op, expr, aten, compare_scalar);
-    cmp.any_dtype = op == Op::EqScalar || op == Op::NeScalar;
-    cmp.sampled = false;
+    cmp.any_dtype = true;
+    cmp.sampled = op == Op::GtScalar || op == Op::LtScalar;
     add(cmp);
   }
   add({.op = Op::LogicalNot, .infer_shape = compare_scalar,
@@ -337,6 +338,13 @@ std::vector<OpSchema> build_table() {
        .infer_shape = full, .flops = no_flops,
        .torch_function = "torch.full({size}, {value}, dtype={dtype}$d)", .aten = {"aten::full"},
        .sampled = false});
+  add({.op = Op::Arange,
+       .attrs = {float_attr("start", 0.0), float_attr("end", std::nullopt), float_attr("step", 1.0),
+                 {.name = "dtype", .type = AttrType::Str, .default_value = std::string("i64"),
+                  .choices = {"i64", "i32", "f32", "f16", "bf16"}}},
+       .infer_shape = arange, .flops = no_flops,
+       .torch_function = "torch.arange({start}, {end}, {step}, dtype={dtype}$d)",
+       .aten = {"aten::arange"}, .sampled = false});
 
   // Binary elementwise.
   add(binary_op(Op::Add, "$0 + $1", "aten::add"));
@@ -348,15 +356,15 @@ std::vector<OpSchema> build_table() {
   add(div);
   add(binary_op(Op::Maximum, "torch.maximum($0, $1)", "aten::maximum"));
   add(binary_op(Op::Minimum, "torch.minimum($0, $1)", "aten::minimum"));
-  add(binary_op(Op::Gt, "$0 > $1", "aten::gt", compare));
-  add(binary_op(Op::Lt, "$0 < $1", "aten::lt", compare));
-  for (auto [op, expr, aten] : {std::tuple{Op::Ge, "$0 >= $1", "aten::ge"},
+  for (auto [op, expr, aten] : {std::tuple{Op::Gt, "$0 > $1", "aten::gt"},
+                                std::tuple{Op::Lt, "$0 < $1", "aten::lt"},
+                                std::tuple{Op::Ge, "$0 >= $1", "aten::ge"},
                                 std::tuple{Op::Le, "$0 <= $1", "aten::le"},
                                 std::tuple{Op::Eq, "$0 == $1", "aten::eq"},
                                 std::tuple{Op::Ne, "$0 != $1", "aten::ne"}}) {
     OpSchema cmp = binary_op(op, expr, aten, compare);
-    cmp.any_dtype = op == Op::Eq || op == Op::Ne;
-    cmp.sampled = false;
+    cmp.any_dtype = true;  // as the scalar comparisons
+    cmp.sampled = op == Op::Gt || op == Op::Lt;
     add(cmp);
   }
   add(binary_op(Op::Where, "torch.where($0, $1, $2)", "aten::where", where));

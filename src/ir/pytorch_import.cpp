@@ -23,6 +23,7 @@ struct Call {
   std::string target;    // "aten::add"
   std::string overload;  // "Tensor"
   std::vector<std::string> refs;
+  std::vector<std::string> reads;  // refs, and those in a list of optional tensors (x[:, i])
   std::map<std::string, json> consts;
   std::map<std::string, json> defaults;
 };
@@ -53,7 +54,7 @@ bool is_ref(const json& v) {
 }
 
 Call parse_call(const json& node) {
-  Call c{text_of(node, "target"), text_of(node, "overload"), {}, {}, {}};
+  Call c{text_of(node, "target"), text_of(node, "overload"), {}, {}, {}, {}};
   for (const json& arg : node.value("args", json::array())) {
     std::string name = arg.value("name", "");
     const json& v = arg["value"];
@@ -64,8 +65,12 @@ Call parse_call(const json& node) {
     } else {
       c.consts[name] = v;
       if (arg.contains("default")) c.defaults[name] = arg["default"];
+      if (v.is_array())
+        for (const json& e : v)
+          if (is_ref(e)) c.reads.push_back(e["ref"]);
     }
   }
+  c.reads.insert(c.reads.end(), c.refs.begin(), c.refs.end());
   return c;
 }
 
@@ -513,6 +518,17 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     schema = &op_named("expand");
   } else if (map_factory(c, types)) {
     schema = &op_named("full");
+  } else if (t == "aten::arange") {  // arange(end), arange(start, end), arange(start, end, step)
+    json start = take("start"), end = take("end"), step = take("step"), dtype = take("dtype");
+    if (start.is_null()) start = 0;
+    if (step.is_null()) step = 1;
+    // PyTorch's dtype: the one asked for, else int64 where every argument is an integer
+    bool ints = start.is_number_integer() && end.is_number_integer() && step.is_number_integer();
+    c.consts["start"] = start;
+    c.consts["end"] = end;
+    c.consts["step"] = step;
+    c.consts["dtype"] = !dtype.is_null() ? ir_dtype(dtype) : ints ? "i64" : "f32";
+    schema = &op_named("arange");
   } else if (t == "aten::dropout" || t == "aten::feature_dropout" || t == "aten::alpha_dropout") {
     // The program is traced in training mode: train=False is a call that never drops
     // (F.dropout(x, p, training=False)), the identity in either mode.
@@ -758,7 +774,7 @@ Graph import_traced(const json& traced) {
   for (int i = 0; i < count; ++i) {
     calls.push_back(parse_call(nodes[i]));
     index_of[text_of(nodes[i], "name")] = i;
-    for (const std::string& r : calls[i].refs) readers[r].push_back(i);
+    for (const std::string& r : calls[i].reads) readers[r].push_back(i);
   }
   std::set<std::string> outputs;
   for (const json& o : traced["outputs"]) outputs.insert(text_of(o, "ref"));
@@ -849,7 +865,7 @@ Graph import_traced(const json& traced) {
     std::string v = work.back();
     work.pop_back();
     if (!live.insert(v).second || !index_of.count(v)) continue;
-    for (const std::string& r : calls[index_of[v]].refs) work.push_back(r);
+    for (const std::string& r : calls[index_of[v]].reads) work.push_back(r);
   }
 
   std::map<std::string, int> tuple_calls;  // max.dim and friends, read by getitem
@@ -977,6 +993,10 @@ Graph import_traced(const json& traced) {
           }
           c.target.pop_back();
         }
+        for (const std::string& r : c.reads)  // weight tying: x @ self.embedding.weight.t()
+          if (owned_params.count(r))
+            throw Unsupported("reads the parameter " + param_target[r] +
+                              " outside its module; a module's parameters are its own here");
         canonicalize(c, type_of);  // before asking: a canonical call may be a composed one
         composed = is_composed(c.target);
         if (!composed) m = map_call(c, type_of);

@@ -1,6 +1,7 @@
 #include "ir/shape_rules.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -110,6 +111,19 @@ TensorType compare_scalar(const Ins& in, Attrs&) {
 
 TensorType full(const Ins&, Attrs& attrs) {
   TensorType out{DType::F32, attr_ints(attrs, "size")};
+  parse_dtype(attr_str(attrs, "dtype"), &out.dtype);  // one of the attribute's choices
+  return out;
+}
+
+TensorType arange(const Ins&, Attrs& attrs) {
+  double start = attr_float(attrs, "start"), end = attr_float(attrs, "end");
+  double step = attr_float(attrs, "step");
+  if (step == 0) fail("step = 0");
+  double n = std::ceil((end - start) / step);  // torch.arange's length
+  if (!(n >= 1))
+    fail("arange(" + float_to_string(start) + ", " + float_to_string(end) + ", " +
+         float_to_string(step) + ") is empty");
+  TensorType out{DType::I64, {static_cast<int64_t>(n)}};
   parse_dtype(attr_str(attrs, "dtype"), &out.dtype);  // one of the attribute's choices
   return out;
 }

@@ -15,8 +15,9 @@ TensorType channel_dropout(const Ins& in, Attrs& attrs);  // same_shape of an (N
 TensorType broadcast(const Ins& in, Attrs& attrs);
 TensorType compare(const Ins& in, Attrs& attrs);         // broadcast, bool out
 TensorType compare_scalar(const Ins& in, Attrs& attrs);  // same shape, bool out
-TensorType full(const Ins& in, Attrs& attrs);            // no inputs: size and dtype
-TensorType cast(const Ins& in, Attrs& attrs);            // same shape, dtype
+TensorType full(const Ins& in, Attrs& attrs);
+TensorType arange(const Ins& in, Attrs& attrs);  // no inputs: size and dtype
+TensorType cast(const Ins& in, Attrs& attrs);    // same shape, dtype
 TensorType div_scalar(const Ins& in, Attrs& attrs);
 TensorType where(const Ins& in, Attrs& attrs);
 TensorType linear(const Ins& in, Attrs& attrs);
