@@ -462,6 +462,62 @@ const std::map<std::string, Rule>& rules() {
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          return einsum(c, args.at("equation").get<std::string>(), in);
        }},
+      {"aten::hardshrink",  // x where |x| > lambd, else 0
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         ValueId outside = c.scalar("gt_scalar", c.op("abs", {x}), number(args, "lambd", 0.5));
+         return c.op("where", {outside, x, c.constant(0, x)});
+       }},
+      {"aten::softshrink",  // x - clamp(x, -lambd, lambd): x -+ lambd outside the band, else 0
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         double lambd = number(args, "lambd", 0.5);
+         return c.op("sub", {x, c.op("clamp", {x}, {{"min", -lambd}, {"max", lambd}})});
+       }},
+      {"aten::threshold",  // x where x > threshold, else value
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         ValueId above = c.scalar("gt_scalar", x, number(args, "threshold", 0.0));
+         return c.op("where", {above, x, c.constant(args.at("value"), x)});
+       }},
+      {"aten::celu",  // alpha * elu(x / alpha)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         double alpha = number(args, "alpha", 1.0);
+         if (alpha == 0) throw IrError("celu with alpha = 0");
+         if (alpha == 1) return c.op("elu", {in.at(0)}, {{"alpha", 1.0}});
+         ValueId y = c.op("elu", {c.scalar("div_scalar", in.at(0), alpha)}, {{"alpha", 1.0}});
+         return c.scalar("mul_scalar", y, alpha);
+       }},
+      {"aten::prelu",  // x where x > 0, else weight * x; one weight per channel (dim 1)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0), w = in.at(1);
+         if (c.rank(w) != 1) throw IrError("prelu with a weight of rank other than 1");
+         if (c.size(w, 0) > 1 && c.rank(x) > 2) {  // [C] -> [C, 1, ...] against dims 1..
+           std::vector<int64_t> shape(c.rank(x) - 1, 1);
+           shape[0] = c.size(w, 0);
+           w = c.op("reshape", {w}, {{"shape", shape}});
+         }
+         ValueId positive = c.scalar("gt_scalar", x, 0.0);
+         return c.op("where", {positive, x, c.op("mul", {w, x})});
+       }},
+      {"aten::linalg_norm",  // the Frobenius (2-) norm over dim, or over everything
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         json ord = args.count("ord") ? args.at("ord") : json();
+         if (!ord.is_null() && ord != "fro" && ord != 2)
+           throw IrError("linalg.norm with ord = " + ord.dump() + " is not supported");
+         json dim = args.count("dim") ? args.at("dim") : json();
+         std::vector<int64_t> dims;
+         if (dim.is_null()) {
+           for (int d = 0; d < c.rank(x); ++d) dims.push_back(d);
+         } else {
+           dims = dim.get<std::vector<int64_t>>();
+         }
+         if (ord == 2 && dims.size() != 1)
+           throw IrError("linalg.norm with ord = 2 over two dims (a matrix norm) is not supported");
+         bool keep = args.count("keepdim") && args.at("keepdim") == true;
+         return c.op("norm", {x}, {{"dim", dims}, {"keepdim", keep}});
+       }},
   };
   return table;
 }

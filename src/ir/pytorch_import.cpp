@@ -111,25 +111,45 @@ void check_module_invariants(const json& attrs) {
   require("max_norm", nullptr, "max_norm renormalizes the weight inside forward; not supported");
 }
 
-// nn.Conv's padding_mode other than "zeros" (reflect, replicate, circular): its forward pads
-// with F.pad in that mode, then convolves without padding. The pad node's attributes, with
-// the convolution's padding set to zero; nullopt for zero padding.
-std::optional<Attrs> conv_padding_mode(const json& attrs, Attrs& conv) {
+// nn.Conv's padding that its node cannot hold: padding="same" (dilation * (kernel - 1) in
+// all, the odd one after) and padding_mode other than "zeros" (reflect, replicate, circular),
+// which the module does with F.pad before a convolution without padding. The pad node's
+// attributes, with the convolution's padding set to zero; nullopt where the node pads itself.
+std::optional<Attrs> conv_padding(const json& attrs, Attrs& conv) {
   std::string mode = attrs.value("padding_mode", "zeros");
-  if (mode == "zeros") return std::nullopt;
   const json padding = attrs.value("padding", json());
-  if (!padding.is_array())
-    throw Unsupported("padding_mode \"" + mode + "\" with padding " + padding.dump());
-  std::vector<int64_t> amounts;  // F.pad's order: the last dim first, (left, right) each
-  for (auto it = padding.rbegin(); it != padding.rend(); ++it) {
-    amounts.push_back(it->get<int64_t>());
-    amounts.push_back(it->get<int64_t>());
+  if (mode == "zeros" && padding != "same") return std::nullopt;  // module_attrs took it
+  const size_t dims = attrs.value("kernel_size", json::array()).size();
+  auto per_dim = [&](const char* key, size_t d) {
+    const json v = attrs.value(key, json(1));
+    return v.is_array() ? v.at(d).get<int64_t>() : v.get<int64_t>();
+  };
+  std::vector<int64_t> before(dims, 0), after(dims, 0);
+  for (size_t d = 0; d < dims; ++d) {
+    if (padding == "same") {
+      int64_t total = per_dim("dilation", d) * (per_dim("kernel_size", d) - 1);
+      before[d] = total / 2;
+      after[d] = total - total / 2;
+    } else if (padding.is_array()) {
+      before[d] = after[d] = padding.at(d).get<int64_t>();
+    } else if (padding != "valid") {
+      throw Unsupported("padding " + padding.dump() + " is not supported");
+    }
   }
-  conv["padding"] = std::vector<int64_t>(padding.size(), 0);
-  return Attrs{{"pad", amounts}, {"mode", mode}};
+  if (mode == "zeros" && before == after) {
+    conv["padding"] = before;
+    return std::nullopt;
+  }
+  std::vector<int64_t> amounts;  // F.pad's order: the last dim first, (before, after) each
+  for (size_t d = dims; d-- > 0;) {
+    amounts.push_back(before[d]);
+    amounts.push_back(after[d]);
+  }
+  conv["padding"] = std::vector<int64_t>(dims, 0);
+  return Attrs{{"pad", amounts}, {"mode", mode == "zeros" ? "constant" : mode}};
 }
 
-// The pad node of conv_padding_mode, with its shape over the input sizes.
+// The pad node of conv_padding, with its shape over the input sizes.
 ValueId add_pad(Graph& g, ValueId x, const Attrs& attrs, const std::string& name) {
   ValueId padded = g.add_node(Op::Pad, {x}, attrs, "", name);
   std::vector<std::string> dims = sym_shape_of(g, g.nodes().back());
@@ -153,10 +173,9 @@ Attrs module_attrs(const OpSchema& schema, const json& module) {
     if (!attrs.contains(spec.name)) continue;
     json v = attrs[spec.name];
     if (spec.name == "padding" && v.is_string()) {
-      // padding="valid" is zero padding; "same" needs an explicit amount to be one of ours.
-      if (v != "valid")
-        throw Unsupported("padding = " + v.dump() +
-                          " is not supported; give the padding as numbers");
+      // "valid" is zero padding; "same" is set by conv_padding (a convolution's amounts)
+      if (v != "valid" && (v != "same" || schema.torch_module.rfind("nn.Conv", 0) != 0))
+        throw Unsupported("padding = " + v.dump() + " is not supported");
       v = 0;
     }
     if (spec.name == "eps" && v.is_null() && schema.op == Op::RmsNorm) {
@@ -885,7 +904,7 @@ Graph import_traced(const json& traced) {
     try {
       Mapped m;
       bool composed = false;         // a call pytorch_decompose builds from several nodes
-      std::optional<Attrs> pre_pad;  // a convolution's padding_mode, done by a pad node first
+      std::optional<Attrs> pre_pad;  // a convolution's padding, done by a pad node first
       std::string module;
       std::string out_name = name;
       const json* type_json = &n;
@@ -935,7 +954,7 @@ Graph import_traced(const json& traced) {
         }
         m = {schema.op, ins, module_attrs(schema, modules[path])};
         if (schema.find_attr("padding") && schema.torch_module.rfind("nn.Conv", 0) == 0)
-          pre_pad = conv_padding_mode(modules[path].value("attrs", json::object()), m.attrs);
+          pre_pad = conv_padding(modules[path].value("attrs", json::object()), m.attrs);
         if (schema.op == Op::Embedding) {  // nn.Embedding(..., dtype=...) or .half(): its weight's
           for (const json& p : traced["params"]) {
             if (p["target"] == path + ".weight")
@@ -954,8 +973,9 @@ Graph import_traced(const json& traced) {
         auto it = tuple_calls.find(from);
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
         const std::string& tuple_target = calls[it->second].target;
+        const bool moments = tuple_target == "aten::var_mean" || tuple_target == "aten::std_mean";
         if (index != 0 && tuple_target != "aten::broadcast_tensors" &&
-            tuple_target != "aten::unbind" && !is_split(tuple_target))
+            tuple_target != "aten::unbind" && !is_split(tuple_target) && !moments)
           throw Unsupported("element " + std::to_string(index) + " of " + calls[it->second].target +
                             " (the indices) is not supported");
         Call inner = calls[it->second];
@@ -973,11 +993,17 @@ Graph import_traced(const json& traced) {
           inner.target = "aten::select";
           inner.consts["index"] = index;
         }
+        if (moments) {  // (var or std, mean) of var_mean(x, dim, correction, keepdim)
+          inner.target =
+              index == 0 ? inner.target.substr(0, inner.target.size() - 5) : "aten::mean";
+          if (index == 1) inner.consts.erase("correction");
+        }
         if (is_split(inner.target)) split_piece(inner, index, type_of);
         m = map_call(inner, type_of);
       } else if (((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") ||
                  c.target.find("_with_indices") != std::string::npos ||
                  c.target == "aten::broadcast_tensors" || c.target == "aten::unbind" ||
+                 c.target == "aten::var_mean" || c.target == "aten::std_mean" ||
                  is_split(c.target)) {
         tuple_calls[name] = i;
         continue;
