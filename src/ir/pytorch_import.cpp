@@ -32,6 +32,11 @@ struct Call {
 struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// Unsupported whatever the call is decomposed into (it reads what no graph value can be), so
+// not worth tracing again through torch's decompositions.
+struct UnsupportedRead : Unsupported {
+  using Unsupported::Unsupported;
+};
 
 std::string text_of(const json& j, const char* key);
 
@@ -1021,8 +1026,8 @@ Graph import_traced(const json& traced) {
         }
         for (const std::string& r : c.reads)  // weight tying: x @ self.embedding.weight.t()
           if (owned_params.count(r))
-            throw Unsupported("reads the parameter " + param_target[r] +
-                              " outside its module; a module's parameters are its own here");
+            throw UnsupportedRead("reads the parameter " + param_target[r] +
+                                  " outside its module; a module's parameters are its own here");
         canonicalize(c, type_of);  // before asking: a canonical call may be a composed one
         composed = is_composed(c.target);
         if (!composed) m = map_call(c, type_of);
@@ -1063,7 +1068,8 @@ Graph import_traced(const json& traced) {
       errors.push_back(place(n) + ": " + e.what());
       poisoned.insert(name);
       const Call& call = calls[i];
-      if (!group_of.count(i) && call.target.rfind("aten::", 0) == 0)
+      if (!group_of.count(i) && call.target.rfind("aten::", 0) == 0 &&
+          !dynamic_cast<const UnsupportedRead*>(&e))
         failed_calls.insert(call.target + "." + call.overload);
     }
   }
