@@ -30,12 +30,19 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
+# Five policies' held-out evaluation took 290 to 330 s, and a run's first step in a new
+# process up to 200 s past its RL_MINUTES: a call that trains first must leave room for both
+RL_MINUTES=${RL_MINUTES:-3}
+if [ "${EVAL:-1}" = 1 ] && awk "BEGIN { exit !($RL_MINUTES * 60 + 330 + 60 > ${CALL_S:-580}) }"; then
+  echo "RL_MINUTES=$RL_MINUTES leaves the held-out evaluation less than 330 s of the call" \
+    "(CALL_S=${CALL_S:-580}): train with EVAL=0 and evaluate in a call of its own (RL_MINUTES=0)"
+  exit 2
+fi
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 
 CKPT=${CKPT:?CKPT= names the warm-up checkpoint directory}
 SEEDS=${SEEDS:-0}
-RL_MINUTES=${RL_MINUTES:-4}
 PROMPTS=${PROMPTS:-4}
 GROUP=${GROUP:-8}
 # 1e-4 broke DRPO's policy within 4 steps (rl_h200.md, second section); at 2e-5 the KL stayed under
