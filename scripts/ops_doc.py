@@ -78,7 +78,8 @@ How to read the tables:
 Calls with no operator of their own are composed of these by the importer
 (`src/ir/pytorch_decompose.cpp`): the common losses (MSE, smooth L1, Huber, KL divergence,
 triplet margin, cross entropy with class targets), cosine similarity, two-operand einsum,
-`diag` of a vector, a float tensor times a bool mask, `masked_fill`, `nan_to_num`, the
+`diag` of a vector, `diag_embed`, `repeat` and `repeat_interleave` (an int count),
+`cdist`, `nn.Bilinear`, a float tensor times a bool mask, `masked_fill`, `nan_to_num`, the
 activations `log_sigmoid`, `hardshrink`, `softshrink`, `threshold`, `celu` and `prelu`
 (`nn.PReLU`), `linalg.norm` (Frobenius), and `F.linear` or `F.layer_norm` on parameters that
 no module owns. Anything else that has no drtriton form

@@ -1,6 +1,8 @@
 #include "ir/pytorch_decompose.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <set>
@@ -108,6 +110,34 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
 
 namespace {
 
+bool is_number(const std::string& dim) {
+  return !dim.empty() &&
+         std::all_of(dim.begin(), dim.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// The size expression of the product of `dims` (numbers, or expressions of the input's
+// sizes): the numbers multiplied, the expressions joined.
+std::string product(const std::vector<std::string>& dims) {
+  int64_t known = 1;
+  std::vector<std::string> others;
+  for (const std::string& d : dims) {
+    if (is_number(d))
+      known *= std::stoll(d);
+    else
+      others.push_back(
+          std::all_of(d.begin(), d.end(), [](char ch) { return std::isalnum(ch) || ch == '_'; })
+              ? d
+              : "(" + d + ")");
+  }
+  std::string e = known == 1 && !others.empty() ? "" : std::to_string(known);
+  for (const std::string& o : others) e += (e.empty() ? "" : "*") + o;
+  return e;
+}
+
+std::string times(int64_t factor, const std::string& dim) {
+  return product({std::to_string(factor), dim});
+}
+
 // A traced number as a Float attribute value: ints and bools widen, non-finite floats parse.
 AttrValue coerce_number(const json& v) {
   AttrValue a = attr_from_json(v, "a scalar argument");
@@ -124,11 +154,28 @@ class Composer {
   Composer(Graph& g, std::string name) : g_(g), name_(std::move(name)) {}
 
   ValueId op(const char* op_name, std::vector<ValueId> ins, Attrs attrs = {}) {
-    ValueId id = g_.add_node(find_op(op_name)->op, ins, std::move(attrs), "",
-                             name_ + "__" + std::to_string(++steps_));
+    ValueId id = add(op_name, std::move(ins), std::move(attrs));
     std::vector<std::string> sym = sym_shape_of(g_, g_.nodes().back());
     if (!sym.empty()) g_.set_sym_shape(id, std::move(sym));
     return id;
+  }
+  // A node whose sizes the composition knows where sym_shape_of cannot tell them (an expand
+  // to a size the input has elsewhere, a reshape that merges dims): `dims` are its symbolic
+  // shape, kept where one of them is an expression of the input's sizes.
+  ValueId shaped(const char* op_name, std::vector<ValueId> ins, Attrs attrs,
+                 std::vector<std::string> dims) {
+    ValueId id = add(op_name, std::move(ins), std::move(attrs));
+    if (std::any_of(dims.begin(), dims.end(), [](const std::string& d) { return !is_number(d); }))
+      g_.set_sym_shape(id, std::move(dims));
+    return id;
+  }
+  // x's dims as size expressions: its symbolic shape, else its sizes.
+  std::vector<std::string> sym(ValueId x) const {
+    const Value& v = g_.value(x);
+    if (!v.sym_shape.empty()) return v.sym_shape;
+    std::vector<std::string> dims;
+    for (int64_t d : v.type.shape) dims.push_back(std::to_string(d));
+    return dims;
   }
   ValueId scalar(const char* op_name, ValueId x, double other) {
     return op(op_name, {x}, {{"other", other}});
@@ -153,8 +200,14 @@ class Composer {
   int rank(ValueId x) const { return g_.value(x).type.rank(); }
   DType dtype(ValueId x) const { return g_.value(x).type.dtype; }
   int64_t size(ValueId x, int dim) const { return g_.value(x).type.shape.at(dim); }
+  std::vector<int64_t> shape(ValueId x) const { return g_.value(x).type.shape; }
 
  private:
+  ValueId add(const char* op_name, std::vector<ValueId> ins, Attrs attrs) {
+    return g_.add_node(find_op(op_name)->op, ins, std::move(attrs), "",
+                       name_ + "__" + std::to_string(++steps_));
+  }
+
   Graph& g_;
   std::string name_;
   int steps_ = 0;
@@ -175,9 +228,98 @@ ValueId nll_loss(Composer& c, ValueId logp, ValueId target,
   return c.op("nll_loss", {logp, target}, attrs);
 }
 
+// A list of ints the trace gave as numbers (sizes computed in forward would be expressions).
+std::vector<int64_t> int_list(const std::map<std::string, json>& args, const char* name) {
+  auto it = args.find(name);
+  if (it == args.end() || !it->second.is_array())
+    throw IrError(std::string(name) + " is not a list of ints");
+  std::vector<int64_t> ints;
+  for (const json& v : it->second) {
+    if (!v.is_number_integer())
+      throw IrError(std::string(name) + " = " + it->second.dump() +
+                    ": only plain ints are supported");
+    ints.push_back(v.get<int64_t>());
+  }
+  return ints;
+}
+
 double number(const std::map<std::string, json>& args, const char* name, double fallback) {
   auto it = args.find(name);
   return it == args.end() || it->second.is_null() ? fallback : it->second.get<double>();
+}
+
+// x.repeat(repeats): x seen with unit dims in front up to len(repeats), then each dim of r
+// repeats a unit dim before it, expanded to r and merged into it (copy-major, as repeat
+// tiles).
+ValueId repeat(Composer& c, ValueId x, const std::vector<int64_t>& repeats) {
+  if (repeats.size() < static_cast<size_t>(c.rank(x)))
+    throw IrError("repeat with fewer repeats than the tensor has dims");
+  const size_t front = repeats.size() - c.rank(x);
+  std::vector<std::string> dims = c.sym(x);
+  dims.insert(dims.begin(), front, "1");
+  std::vector<int64_t> sizes(front, 1);
+  for (int d = 0; d < c.rank(x); ++d) sizes.push_back(c.size(x, d));
+  std::vector<int64_t> unit_shape, wide_shape, out_shape;
+  std::vector<std::string> unit_dims, wide_dims, out_dims;
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    const int64_t r = repeats[d];
+    if (r < 1) throw IrError("repeat " + std::to_string(r) + " times (an empty tensor)");
+    if (r > 1) {
+      unit_shape.push_back(1), unit_dims.push_back("1");
+      wide_shape.push_back(r), wide_dims.push_back(std::to_string(r));
+    }
+    unit_shape.push_back(sizes[d]), unit_dims.push_back(dims[d]);
+    wide_shape.push_back(sizes[d]), wide_dims.push_back(dims[d]);
+    out_shape.push_back(r * sizes[d]), out_dims.push_back(times(r, dims[d]));
+  }
+  ValueId unit = c.shaped("reshape", {x}, {{"shape", unit_shape}}, unit_dims);
+  ValueId wide = c.shaped("expand", {unit}, {{"size", wide_shape}}, wide_dims);
+  return c.shaped("reshape", {wide}, {{"shape", out_shape}}, out_dims);
+}
+
+// torch.repeat_interleave(x, r, dim): each element r times in a row along dim: a unit dim
+// after dim, expanded to r and merged into it. Without dim, over the flattened tensor.
+ValueId repeat_interleave(Composer& c, ValueId x, int64_t r, const json& dim_arg) {
+  if (r < 1) throw IrError("repeat_interleave " + std::to_string(r) + " times (an empty tensor)");
+  if (dim_arg.is_null()) {  // flattened first
+    int64_t n = 1;
+    for (int d = 0; d < c.rank(x); ++d) n *= c.size(x, d);
+    x = c.shaped("reshape", {x}, {{"shape", std::vector<int64_t>{n}}}, {product(c.sym(x))});
+  }
+  const int rank = c.rank(x);
+  int64_t dim = dim_arg.is_null() ? 0 : dim_arg.get<int64_t>();
+  if (dim < -rank || dim >= rank) throw IrError("repeat_interleave dim " + std::to_string(dim));
+  dim = dim < 0 ? dim + rank : dim;
+  std::vector<std::string> dims = c.sym(x), wide_dims = dims, out_dims = dims;
+  std::vector<int64_t> unit_shape, wide_shape, out_shape;
+  for (int d = 0; d < rank; ++d) unit_shape.push_back(c.size(x, d));
+  out_shape = unit_shape;
+  unit_shape.insert(unit_shape.begin() + dim + 1, 1);
+  wide_shape = unit_shape;
+  wide_shape[dim + 1] = r;
+  out_shape[dim] *= r;
+  std::vector<std::string> unit_dims = dims;
+  unit_dims.insert(unit_dims.begin() + dim + 1, "1");
+  wide_dims.insert(wide_dims.begin() + dim + 1, std::to_string(r));
+  out_dims[dim] = times(r, dims[dim]);
+  ValueId unit = c.shaped("reshape", {x}, {{"shape", unit_shape}}, unit_dims);
+  ValueId wide = c.shaped("expand", {unit}, {{"size", wide_shape}}, wide_dims);
+  return c.shaped("reshape", {wide}, {{"shape", out_shape}}, out_dims);
+}
+
+// torch.cdist: the p-norm of x1's row i minus x2's row j, over the last dim, for every pair
+// (batch dims broadcast); each difference is an expression inside the reduction's kernel.
+ValueId cdist(Composer& c, ValueId x1, ValueId x2, double p) {
+  ValueId d = c.op("sub", {c.op("unsqueeze", {x1}, {{"dim", int64_t{c.rank(x1) - 1}}}),
+                           c.op("unsqueeze", {x2}, {{"dim", int64_t{c.rank(x2) - 2}}})});
+  const std::vector<int64_t> last = {-1};
+  if (p == 2) return c.op("norm", {d}, {{"dim", last}});
+  if (p <= 0) throw IrError("cdist with p = " + json(p).dump() + " is not supported");
+  ValueId a = c.op("abs", {d});
+  if (std::isinf(p)) return c.op("amax", {a}, {{"dim", last}});
+  if (p == 1) return c.op("sum", {a}, {{"dim", last}});
+  ValueId s = c.op("sum", {c.op("pow", {a}, {{"exponent", p}})}, {{"dim", last}});
+  return c.op("pow", {s}, {{"exponent", 1 / p}});
 }
 
 // p-norm distance of PyTorch's pairwise_distance: ||x - y + eps|| over the last dim.
@@ -398,13 +540,70 @@ const std::map<std::string, Rule>& rules() {
          ValueId value = in.size() > 2 ? in[2] : c.constant(args.at("value"), x);
          return c.op("where", {mask, value, x});
        }},
+      {"aten::repeat",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return repeat(c, in.at(0), int_list(args, "repeats"));
+       }},
+      {"aten::repeat_interleave",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         if (in.size() != 1 || !args.count("repeats") || !args.at("repeats").is_number_integer())
+           throw IrError(
+               "repeat_interleave with a tensor of repeats is not supported (give an int)");
+         return repeat_interleave(c, in[0], args.at("repeats").get<int64_t>(),
+                                  args.count("dim") ? args.at("dim") : json());
+       }},
+      {"aten::diag_embed",  // each last-dim vector its diagonal matrix, in the last two dims
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         for (auto [name, fallback] : {std::pair{"offset", 0}, {"dim1", -2}, {"dim2", -1}})
+           if (args.count(name) && !args.at(name).is_null() && args.at(name) != fallback)
+             throw IrError("diag_embed with " + std::string(name) + " = " + args.at(name).dump() +
+                           " is not supported");
+         ValueId column = c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{c.rank(in[0])}}});
+         std::vector<int64_t> shape = c.shape(in[0]);
+         shape.push_back(shape.back());
+         std::vector<std::string> dims = c.sym(in[0]);
+         dims.push_back(dims.back());
+         ValueId square = c.shaped("expand", {column}, {{"size", shape}}, dims);
+         return c.op("tril", {c.op("triu", {square})});
+       }},
+      {"aten::cdist",  // pairwise p-norm distances of the rows of x1 and x2
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
+       }},
+      {"aten::_cdist_forward",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
+       }},
+      {"aten::bilinear",  // y = x1^T W[o] x2 + b[o] per output o (nn.Bilinear)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x1 = in.at(0), x2 = in.at(1), w = in.at(2);
+         if (c.rank(w) != 3) throw IrError("bilinear with a weight of rank other than 3");
+         const int64_t outs = c.size(w, 0), left = c.size(w, 1), right = c.size(w, 2);
+         // x1 @ W as one matrix product: W as [left, outs * right] (the features follow
+         // the inputs' sizes)
+         const std::vector<std::string> wdims = c.sym(w);
+         ValueId wt = c.op("permute", {w}, {{"dims", std::vector<int64_t>{1, 0, 2}}});
+         wt = c.shaped("reshape", {wt}, {{"shape", std::vector<int64_t>{left, outs * right}}},
+                       {wdims[1], product({wdims[0], wdims[2]})});
+         ValueId t = c.op("matmul", {x1, wt});
+         std::vector<int64_t> shape = c.shape(x1);
+         std::vector<std::string> dims = c.sym(x1);
+         shape.back() = outs, dims.back() = wdims[0];
+         shape.push_back(right), dims.push_back(wdims[2]);
+         t = c.shaped("reshape", {t}, {{"shape", shape}}, dims);  // [..., outs, right]
+         ValueId x2_row = c.op("unsqueeze", {x2}, {{"dim", int64_t{c.rank(x2) - 1}}});
+         ValueId y = c.op("sum", {c.op("mul", {t, x2_row})}, {{"dim", std::vector<int64_t>{-1}}});
+         return in.size() > 3 ? c.op("add", {y, in[3]}) : y;
+       }},
       {"aten::diag",  // a vector's diagonal matrix: a[i] kept where i == j
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          if (c.rank(in.at(0)) != 1 || (args.count("diagonal") && args.at("diagonal") != 0))
            throw IrError("diag of a matrix, or off the main diagonal, is not supported");
          ValueId column = c.op("unsqueeze", {in[0]}, {{"dim", int64_t{1}}});
          int64_t n = c.size(in[0], 0);
-         ValueId square = c.op("expand", {column}, {{"size", std::vector<int64_t>{n, n}}});
+         std::string length = c.sym(in[0])[0];  // the square follows the vector's length
+         ValueId square =
+             c.shaped("expand", {column}, {{"size", std::vector<int64_t>{n, n}}}, {length, length});
          return c.op("tril", {c.op("triu", {square})});
        }},
       {"aten::linear",  // weights the program reads itself (nn.MultiheadAttention's in_proj):
