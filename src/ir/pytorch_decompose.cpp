@@ -134,10 +134,6 @@ std::string product(const std::vector<std::string>& dims) {
   return e;
 }
 
-std::string times(int64_t factor, const std::string& dim) {
-  return product({std::to_string(factor), dim});
-}
-
 // A traced number as a Float attribute value: ints and bools widen, non-finite floats parse.
 AttrValue coerce_number(const json& v) {
   AttrValue a = attr_from_json(v, "a scalar argument");
@@ -248,63 +244,72 @@ double number(const std::map<std::string, json>& args, const char* name, double 
   return it == args.end() || it->second.is_null() ? fallback : it->second.get<double>();
 }
 
-// x.repeat(repeats): x seen with unit dims in front up to len(repeats), then each dim of r
-// repeats a unit dim before it, expanded to r and merged into it (copy-major, as repeat
-// tiles).
-ValueId repeat(Composer& c, ValueId x, const std::vector<int64_t>& repeats) {
-  if (repeats.size() < static_cast<size_t>(c.rank(x)))
-    throw IrError("repeat with fewer repeats than the tensor has dims");
-  const size_t front = repeats.size() - c.rank(x);
+// Copies of x along each dim d: outer[d] copies of the whole dim one after another (as
+// x.repeat tiles) and inner[d] copies of each element in a row (as repeat_interleave): a unit
+// dim before d and one after it, expanded to the counts and merged into d. The counts may
+// name more dims than x has: x is then seen with unit dims in front.
+ValueId copies(Composer& c, ValueId x, const std::vector<int64_t>& outer,
+               const std::vector<int64_t>& inner) {
+  const size_t front = outer.size() - c.rank(x);
   std::vector<std::string> dims = c.sym(x);
   dims.insert(dims.begin(), front, "1");
-  std::vector<int64_t> sizes(front, 1);
-  for (int d = 0; d < c.rank(x); ++d) sizes.push_back(c.size(x, d));
+  std::vector<int64_t> sizes = c.shape(x);
+  sizes.insert(sizes.begin(), front, 1);
   std::vector<int64_t> unit_shape, wide_shape, out_shape;
   std::vector<std::string> unit_dims, wide_dims, out_dims;
-  for (size_t d = 0; d < repeats.size(); ++d) {
-    const int64_t r = repeats[d];
-    if (r < 1) throw IrError("repeat " + std::to_string(r) + " times (an empty tensor)");
-    if (r > 1) {
-      unit_shape.push_back(1), unit_dims.push_back("1");
-      wide_shape.push_back(r), wide_dims.push_back(std::to_string(r));
-    }
+  auto copy_dim = [&](int64_t count) {  // a unit dim, expanded to count
+    unit_shape.push_back(1), unit_dims.push_back("1");
+    wide_shape.push_back(count), wide_dims.push_back(std::to_string(count));
+  };
+  for (size_t d = 0; d < outer.size(); ++d) {
+    if (outer[d] > 1) copy_dim(outer[d]);
     unit_shape.push_back(sizes[d]), unit_dims.push_back(dims[d]);
     wide_shape.push_back(sizes[d]), wide_dims.push_back(dims[d]);
-    out_shape.push_back(r * sizes[d]), out_dims.push_back(times(r, dims[d]));
+    if (inner[d] > 1) copy_dim(inner[d]);
+    out_shape.push_back(outer[d] * inner[d] * sizes[d]);
+    out_dims.push_back(product({std::to_string(outer[d] * inner[d]), dims[d]}));
   }
   ValueId unit = c.shaped("reshape", {x}, {{"shape", unit_shape}}, unit_dims);
   ValueId wide = c.shaped("expand", {unit}, {{"size", wide_shape}}, wide_dims);
   return c.shaped("reshape", {wide}, {{"shape", out_shape}}, out_dims);
 }
 
-// torch.repeat_interleave(x, r, dim): each element r times in a row along dim: a unit dim
-// after dim, expanded to r and merged into it. Without dim, over the flattened tensor.
+// x.repeat(repeats): the whole tensor tiled.
+ValueId repeat(Composer& c, ValueId x, const std::vector<int64_t>& repeats) {
+  if (repeats.size() < static_cast<size_t>(c.rank(x)))
+    throw IrError("repeat with fewer repeats than the tensor has dims");
+  for (int64_t r : repeats)
+    if (r < 1) throw IrError("repeat " + std::to_string(r) + " times (an empty tensor)");
+  return copies(c, x, repeats, std::vector<int64_t>(repeats.size(), 1));
+}
+
+// torch.repeat_interleave(x, r, dim): each element r times in a row along dim; without dim,
+// over the flattened tensor.
 ValueId repeat_interleave(Composer& c, ValueId x, int64_t r, const json& dim_arg) {
   if (r < 1) throw IrError("repeat_interleave " + std::to_string(r) + " times (an empty tensor)");
   if (dim_arg.is_null()) {  // flattened first
     int64_t n = 1;
-    for (int d = 0; d < c.rank(x); ++d) n *= c.size(x, d);
+    for (int64_t size : c.shape(x)) n *= size;
     x = c.shaped("reshape", {x}, {{"shape", std::vector<int64_t>{n}}}, {product(c.sym(x))});
   }
   const int rank = c.rank(x);
   int64_t dim = dim_arg.is_null() ? 0 : dim_arg.get<int64_t>();
   if (dim < -rank || dim >= rank) throw IrError("repeat_interleave dim " + std::to_string(dim));
-  dim = dim < 0 ? dim + rank : dim;
-  std::vector<std::string> dims = c.sym(x), wide_dims = dims, out_dims = dims;
-  std::vector<int64_t> unit_shape, wide_shape, out_shape;
-  for (int d = 0; d < rank; ++d) unit_shape.push_back(c.size(x, d));
-  out_shape = unit_shape;
-  unit_shape.insert(unit_shape.begin() + dim + 1, 1);
-  wide_shape = unit_shape;
-  wide_shape[dim + 1] = r;
-  out_shape[dim] *= r;
-  std::vector<std::string> unit_dims = dims;
-  unit_dims.insert(unit_dims.begin() + dim + 1, "1");
-  wide_dims.insert(wide_dims.begin() + dim + 1, std::to_string(r));
-  out_dims[dim] = times(r, dims[dim]);
-  ValueId unit = c.shaped("reshape", {x}, {{"shape", unit_shape}}, unit_dims);
-  ValueId wide = c.shaped("expand", {unit}, {{"size", wide_shape}}, wide_dims);
-  return c.shaped("reshape", {wide}, {{"shape", out_shape}}, out_dims);
+  std::vector<int64_t> inner(rank, 1);
+  inner[dim < 0 ? dim + rank : dim] = r;
+  return copies(c, x, std::vector<int64_t>(rank, 1), inner);
+}
+
+// Each vector along x's last dim as the diagonal of a square matrix (torch.diag_embed; diag
+// of a vector): x[..., i] kept where i == j, the square following the vector's length.
+ValueId diagonal_matrices(Composer& c, ValueId x) {
+  ValueId column = c.op("unsqueeze", {x}, {{"dim", int64_t{c.rank(x)}}});
+  std::vector<int64_t> shape = c.shape(x);
+  shape.push_back(shape.back());
+  std::vector<std::string> dims = c.sym(x);
+  dims.push_back(dims.back());
+  ValueId square = c.shaped("expand", {column}, {{"size", shape}}, dims);
+  return c.op("tril", {c.op("triu", {square})});
 }
 
 // torch.cdist: the p-norm of x1's row i minus x2's row j, over the last dim, for every pair
@@ -445,6 +450,10 @@ using Rule = std::function<ValueId(Composer&, const std::vector<ValueId>&,
                                    const std::map<std::string, json>&)>;
 
 const std::map<std::string, Rule>& rules() {
+  static const Rule cdist_rule = [](Composer& c, const std::vector<ValueId>& in,
+                                    const std::map<std::string, json>& args) {
+    return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
+  };
   static const std::map<std::string, Rule> table = {
       {"aten::mse_loss",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
@@ -558,22 +567,10 @@ const std::map<std::string, Rule>& rules() {
            if (args.count(name) && !args.at(name).is_null() && args.at(name) != fallback)
              throw IrError("diag_embed with " + std::string(name) + " = " + args.at(name).dump() +
                            " is not supported");
-         ValueId column = c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{c.rank(in[0])}}});
-         std::vector<int64_t> shape = c.shape(in[0]);
-         shape.push_back(shape.back());
-         std::vector<std::string> dims = c.sym(in[0]);
-         dims.push_back(dims.back());
-         ValueId square = c.shaped("expand", {column}, {{"size", shape}}, dims);
-         return c.op("tril", {c.op("triu", {square})});
+         return diagonal_matrices(c, in.at(0));
        }},
-      {"aten::cdist",  // pairwise p-norm distances of the rows of x1 and x2
-       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
-         return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
-       }},
-      {"aten::_cdist_forward",
-       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
-         return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
-       }},
+      {"aten::cdist", cdist_rule},  // pairwise p-norm distances of the rows of x1 and x2
+      {"aten::_cdist_forward", cdist_rule},
       {"aten::bilinear",  // y = x1^T W[o] x2 + b[o] per output o (nn.Bilinear)
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
          ValueId x1 = in.at(0), x2 = in.at(1), w = in.at(2);
@@ -599,12 +596,7 @@ const std::map<std::string, Rule>& rules() {
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          if (c.rank(in.at(0)) != 1 || (args.count("diagonal") && args.at("diagonal") != 0))
            throw IrError("diag of a matrix, or off the main diagonal, is not supported");
-         ValueId column = c.op("unsqueeze", {in[0]}, {{"dim", int64_t{1}}});
-         int64_t n = c.size(in[0], 0);
-         std::string length = c.sym(in[0])[0];  // the square follows the vector's length
-         ValueId square =
-             c.shaped("expand", {column}, {{"size", std::vector<int64_t>{n, n}}}, {length, length});
-         return c.op("tril", {c.op("triu", {square})});
+         return diagonal_matrices(c, in[0]);
        }},
       {"aten::linear",  // weights the program reads itself (nn.MultiheadAttention's in_proj):
                         // x @ w.T + b; a Linear module's call is one linear node instead
