@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "eval/sha256.h"
@@ -220,6 +221,7 @@ std::vector<json> run_all(WorkerPool& pool, const std::vector<std::string>& task
   std::vector<std::future<json>> futures;
   std::vector<PoolJob> jobs;
   auto order = std::make_shared<std::vector<size_t>>();
+  auto order_lock = std::make_shared<std::mutex>();  // several workers end jobs at once
   for (size_t i = 0; i < tasks.size(); ++i) {
     auto promise = std::make_shared<std::promise<json>>();
     futures.push_back(promise->get_future());
@@ -228,8 +230,11 @@ std::vector<json> run_all(WorkerPool& pool, const std::vector<std::string>& task
     job.affinity = tasks[i];
     job.candidate = candidate + " #" + std::to_string(i);
     job.options = json::object();
-    job.done = [promise, order, i](json v) {
-      order->push_back(i);  // jobs end one at a time per slot: with one worker, in run order
+    job.done = [promise, order, order_lock, i](json v) {
+      {  // with one worker, the run order
+        std::lock_guard<std::mutex> lock(*order_lock);
+        order->push_back(i);
+      }
       promise->set_value(std::move(v));
     };
     jobs.push_back(std::move(job));
