@@ -1,73 +1,98 @@
 #!/usr/bin/env bash
-# Test-time search against the plain policy, on the device machine, with `drtriton bench`:
+# Test-time search against the plain policy, for one or several policies, on the device
+# machine, with `drtriton bench`:
 #   1. build (scripts/gpu_build.sh, carry .deps),
-#   2. the programs: DIRS, folders of KernelBench-format programs (default: the real
-#      fused-block corpus and the synthetic suite of difficulty 5 at bench sizes),
-#   3. per folder, `drtriton bench` with POLICY (default the compiler), then `bench
-#      --search` (fragments of up to MAX_OPS operators, VARIANTS answers each), the first
-#      LIMIT programs of each folder,
-# then prints both tables per folder and, per program, the two speedups against eager and
-# torch.compile, and the search's choice. The benches live in /tmp/drtriton-search and resume
-# (RESUME=1) in a later call while the machine is still warm; each bench stops starting
-# chunks when the call's DEADLINE_S (default 540 s from the start) is near, so a cut run
-# loses nothing. $OUT gets search_bench.tar.gz (results.jsonl, summary.md, plots, reports).
-#   there: bash scripts/gpu_search.sh                         (carry .deps)
-#          POLICY=model:.data/ckpt_v4/ckpt bash scripts/gpu_search.sh   (carry the checkpoint too)
+#   2. the programs: DIRS, folders of KernelBench-format programs (default: REAL, the real
+#      fused-block corpus unless REAL= is given, and the synthetic suites SUITES, default
+#      d05, at SIZE, default bench, LIMIT programs each),
+#   3. per folder and per policy of POLICIES (default the compiler), `drtriton bench`, then
+#      `bench --search` (fragments of up to MAX_OPS operators; VARIANTS answers each from the
+#      compiler, SAMPLES from a model), the first LIMIT programs of each folder,
+# then prints the tables and, per program, each policy's speedup against eager plain and
+# searched, and which of them was fastest. The benches live in /tmp/drtriton-search and
+# resume (RESUME=1) in a later call while the machine is still warm; each bench stops
+# starting chunks when the call's DEADLINE_S (default 540 s from the start) is near, so a cut
+# run loses nothing. $OUT gets search_bench.tar.gz (results.jsonl, summary.md, plots, reports).
+#   there: bash scripts/gpu_search.sh                                     (carry .deps)
+#          POLICIES="compiler model:CKPT" REAL= SUITES="d02 d05" SIZE=small bash scripts/gpu_search.sh
+#                                                        (carry the checkpoint too)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 
-POLICY=${POLICY:-compiler}
+POLICIES=${POLICIES:-${POLICY:-compiler}}
+MODES=${MODES:-plain search}
 LIMIT=${LIMIT:-8}
 MAX_OPS=${MAX_OPS:-5}
 VARIANTS=${VARIANTS:-2}
 SAMPLES=${SAMPLES:-4}
+CHUNK=${CHUNK:-2}
+SIZE=${SIZE:-bench}
+SUITES=${SUITES:-d05}
 DEADLINE_S=${DEADLINE_S:-540}
 WORK=/tmp/drtriton-search
 if [ "${RESUME:-0}" != 1 ]; then rm -rf "$WORK"; fi
 mkdir -p "$WORK"
 if [ -z "${DIRS:-}" ]; then
-  [ -d "$WORK/suite" ] || build/drtriton synth --suite "$WORK/suite" --size bench --count "$LIMIT" \
-    --numeric-check > /dev/null 2>&1
-  DIRS="tests/programs/real/fused $WORK/suite/d05"
+  [ -d "$WORK/suite" ] || build/drtriton synth --suite "$WORK/suite" --size "$SIZE" \
+    --count "$LIMIT" --numeric-check > /dev/null 2>&1
+  DIRS=${REAL-tests/programs/real/fused}
+  for s in $SUITES; do DIRS="$DIRS $WORK/suite/$s"; done
 fi
 
 left() { echo $(( DEADLINE_S - ($(date +%s) - START_S) )); }
+pack() { tar -czf "$OUT/search_bench.tar.gz" -C "$WORK" --exclude suite --exclude '*.sqlite' .; }
+tag() { echo "${1%%:*}"; }  # compiler, model, endpoint: one policy of each kind per run
 for dir in $DIRS; do
   name=$(basename "$dir")
-  for mode in plain search; do
-    flags=""; [ $mode = search ] && flags="--search --max-ops $MAX_OPS --variants $VARIANTS"
-    t=$(left)
-    if [ "$t" -lt 30 ]; then echo "== $name, $mode: no time left (RESUME=1 continues)"; continue; fi
-    echo "== $name, $mode ($t s left)"
-    timeout --signal=INT "$t" build/drtriton bench "$dir" --policy "$POLICY" --samples "$SAMPLES" \
-      --limit "$LIMIT" --chunk 2 --no-kernelbench $flags --out "$WORK/${name}_$mode" \
-      2> "$WORK/${name}_$mode.log" | tail -n +3
+  for policy in $POLICIES; do
+    for mode in $MODES; do
+      flags=""; [ $mode = search ] && flags="--search --max-ops $MAX_OPS --variants $VARIANTS"
+      run="${name}_$(tag "$policy")_$mode"
+      t=$(left)
+      if [ "$t" -lt 30 ]; then echo "== $run: no time left (RESUME=1 continues)"; continue; fi
+      echo "== $run ($policy, $t s left)"
+      # SIGINT: bench keeps what it judged and drops the chunk in hand; KILL if it lingers.
+      timeout --signal=INT --kill-after=30 "$t" build/drtriton bench "$dir" --policy "$policy" \
+        --samples "$SAMPLES" --limit "$LIMIT" --chunk "$CHUNK" --no-kernelbench $flags \
+        --out "$WORK/$run" 2> "$WORK/$run.log" | tail -n +3
+      pack  # whatever ends the call later, this much comes back
+    done
   done
 done
 
-echo "== per program: speedup against eager / torch.compile, plain and searched"
-python3 - "$WORK" $DIRS <<'PY'
+echo "== per program: speedup against eager (x: not accepted; blank: not run), the fastest marked *"
+runs=""
+for policy in $POLICIES; do for mode in $MODES; do runs="$runs $(tag "$policy")_$mode"; done; done
+python3 - "$WORK" "$runs" $DIRS <<'PY'
 import json, os, sys
-work, dirs = sys.argv[1], sys.argv[2:]
+work, runs, dirs = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
 def rows(path):
     try:
         return {r["id"]: r for r in map(json.loads, open(os.path.join(path, "results.jsonl")))}
     except OSError:
         return {}
-def x(r, key):
-    v = r.get(key) if r and r.get("passed") else None
-    return f"{v:.2f}x" if isinstance(v, (int, float)) else "-"
 for d in dirs:
     name = os.path.basename(d.rstrip("/"))
-    plain, search = rows(f"{work}/{name}_plain"), rows(f"{work}/{name}_search")
-    print(f"\n{name}: program | plain eager | plain compile | search eager | search compile | chosen")
-    for pid in sorted(set(plain) | set(search)):
-        s = search.get(pid)
-        chosen = (s or {}).get("search", {}).get("chosen", "-") if s and s.get("passed") else "-"
-        print(f"  {pid} | {x(plain.get(pid), 'speedup_eager')} | {x(plain.get(pid), 'speedup_compile')}"
-              f" | {x(s, 'speedup_eager')} | {x(s, 'speedup_compile')} | {chosen}")
+    table = {run: rows(f"{work}/{name}_{run}") for run in runs}
+    wins = dict.fromkeys(runs, 0)
+    print(f"\n{name}\n| program | " + " | ".join(runs) + " |\n|" + " --- |" * (len(runs) + 1))
+    for pid in sorted(set().union(*table.values())):
+        speed = {run: table[run][pid].get("speedup_eager") if table[run].get(pid, {}).get("passed")
+                 else None for run in runs}
+        best = max((v for v in speed.values() if v), default=None)
+        cells = []
+        for run in runs:
+            if pid not in table[run]:
+                cells.append("")
+            elif speed[run] is None:
+                cells.append("x")
+            else:
+                cells.append(f"{speed[run]:.2f}x" + ("*" if speed[run] == best else ""))
+                wins[run] += speed[run] == best
+        print(f"| {pid} | " + " | ".join(cells) + " |")
+    print("fastest (ties count for each): " + ", ".join(f"{r} {n}" for r, n in wins.items()))
 PY
-tar -czf "$OUT/search_bench.tar.gz" -C "$WORK" --exclude suite --exclude '*.sqlite' .
+pack

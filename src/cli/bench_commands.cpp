@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -50,6 +51,27 @@ std::string policy_label(const BenchArgs& a) {
 struct Program {
   std::string id, path;
 };
+
+// SIGINT or SIGTERM: the bench stops after the chunk in hand, which is not recorded (its
+// sampler or verifier workers may have died of the same signal, and a verdict cut short is
+// no verdict); a second signal ends it at once.
+std::atomic<bool> stop_asked{false};
+
+extern "C" void ask_stop(int sig) {
+  if (stop_asked.exchange(true)) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+}
+
+void stop_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = ask_stop;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 // The KernelBench-format programs under `dir` (any depth, sorted): .py files that define
 // Model, get_inputs and get_init_inputs. The id is the path below `dir`, without ".py".
@@ -538,22 +560,39 @@ void run_bench(const BenchArgs& a) {
          << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
          << device << ", policy " << policy_label(a) << " -> " << out.string() << "\n";
   json ceilings = ceilings_for(out, device, !todo.empty());
+  bool stopped = false;
   if (!todo.empty()) {
     PoolJudge judge(pool_devices(gpus, a.workers),
                     a.cache.empty() ? (out / "verdicts.sqlite").string() : a.cache, a.timeout);
     Progress progress{"bench", static_cast<int>(todo.size())};
     std::ofstream append(results, std::ios::app);
-    for (size_t start = 0; start < todo.size(); start += a.chunk) {
+    stop_on_signals();
+    // A search judges each program on its own: a chunk of one loses nothing to a stop.
+    const size_t chunk_size = a.search ? 1 : a.chunk;
+    for (size_t start = 0; start < todo.size(); start += chunk_size) {
       std::vector<Program> chunk(todo.begin() + start,
-                                 todo.begin() + std::min(todo.size(), start + a.chunk));
-      for (json& row : bench_chunk(chunk, judge, a, device, out)) {
+                                 todo.begin() + std::min(todo.size(), start + chunk_size));
+      std::vector<json> judged;
+      try {
+        judged = bench_chunk(chunk, judge, a, device, out);
+      } catch (const std::exception&) {
+        if (!stop_asked) throw;
+      }
+      if (stop_asked) {
+        info() << "\ndrtriton bench: stopped by a signal; " << start
+               << " programs of this run kept, the rest are done when the same command runs "
+                  "again\n";
+        stopped = true;
+        break;
+      }
+      for (json& row : judged) {
         row["limit_fraction"] = limit_fraction(row, ceilings);
         if (verbose()) info() << "\n" << outcome_line(row);
         append << row.dump() << "\n";
         rows[row["id"].get<std::string>()] = row;
       }
       append.flush();  // a chunk judged is a chunk kept, however the run ends
-      progress(static_cast<int>(std::min(todo.size(), start + a.chunk)));
+      progress(static_cast<int>(std::min(todo.size(), start + chunk_size)));
     }
   }
   std::string table = summary_table(programs, rows, device, ceilings);
@@ -562,6 +601,7 @@ void run_bench(const BenchArgs& a) {
   // Plots from the rows alone (python -m drtriton.bench_plots); the table stands without them.
   if (run_python_module("drtriton.bench_plots", {out.string()}, /*quiet_stdout=*/true) != 0)
     info() << "drtriton bench: the plots failed (see above); the table is complete\n";
+  if (stopped) throw ExitStatus{128 + SIGINT};
 }
 
 }  // namespace
@@ -608,7 +648,7 @@ void add_bench_commands(CLI::App& app) {
   bench
       ->add_option("--chunk", a->chunk,
                    "Programs traced, compiled and judged at a time "
-                   "(default 8)")
+                   "(default 8; --search: 1)")
       ->check(CLI::PositiveNumber);
   bench->add_option("--limit", a->limit, "The first N programs only")->check(CLI::PositiveNumber);
   bench->add_option("--timeout", a->timeout, "Seconds a verdict may run (default 300)")

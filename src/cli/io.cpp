@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -111,8 +112,11 @@ int run_python_module(const std::string& module, const std::vector<std::string>&
   if (quiet_stdout) cmd += " 1>&2";
   int status = std::system(cmd.c_str());
   if (status == -1) throw CliError("could not start " + python_executable());
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  // system() ignores SIGINT while it waits: a child that Ctrl-C (or SIGTERM) ended passes it
+  // on, so that the caller stops as the child did (or handles it, as bench does).
+  if (code == 128 + SIGINT || code == 128 + SIGTERM) std::raise(code - 128);
+  return code;
 }
 
 namespace {

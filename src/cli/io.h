@@ -41,7 +41,8 @@ std::string python_executable();
 std::string python_path();
 // `python -m MODULE ARGS...` with the project's Python and python/ on PYTHONPATH, its output
 // passed through (its stdout to our stderr with `quiet_stdout`, so ours stays clean);
-// returns its exit status (a signal counts as 128 + its number).
+// returns its exit status (a signal counts as 128 + its number). A child ended by SIGINT or
+// SIGTERM raises the same signal here: Ctrl-C stops the caller too, unless it handles it.
 int run_python_module(const std::string& module, const std::vector<std::string>& args,
                       bool quiet_stdout = false);
 

@@ -5,6 +5,7 @@ solution, judged by the real verifier in Triton's interpreter through `drtriton 
 import http.server
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -198,3 +199,48 @@ def test_search_without_answers_fails_with_its_report(server, tmp_path):
     rep = json.loads(report.read_text())
     assert rep["error"] and rep["chosen"] is None and rep["cover"] == []
     assert all(e["error"] == "no sample held a ModelNew" for e in rep["edges"])
+
+
+def test_bench_stopped_by_a_signal_keeps_only_what_was_judged(server, compiled, tmp_path):
+    """Ctrl-C (SIGINT to the bench's process group) while the endpoint is answering the
+    second program: the first program's row stays, the second is not recorded as a failure
+    (its sampler died of the signal), the exit status is 130; the same command then does the
+    rest."""
+    programs = tmp_path / "programs"
+    programs.mkdir()
+    for name in ("a", "b", "c"):
+        (programs / f"{name}.py").write_text(PROGRAM)
+    asked, release = threading.Event(), threading.Event()
+
+    def answer(body):
+        if len(Stub.requests) == 2:  # the second program's request: hold it until the signal
+            asked.set()
+            release.wait(60)
+        return compiled
+
+    command = [BIN, "bench", str(programs), "--out", str(tmp_path / "out"), "--device", "cpu",
+               "--no-compile", "--no-kernelbench", "--chunk", "1", "--samples", "1",
+               "--policy", f"endpoint:{server}"]
+    Stub.answer = staticmethod(answer)
+    try:
+        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT, start_new_session=True)
+        assert asked.wait(300), "the second program was never asked for"
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=300)
+    finally:
+        release.set()
+        Stub.answer = None
+    assert run.returncode == 130, err
+    assert "stopped by a signal; 1 programs of this run kept" in err
+    rows = [json.loads(line) for line in open(tmp_path / "out" / "results.jsonl")]
+    assert [(row["id"], row["passed"]) for row in rows] == [("a", True)]
+    assert "1 of 3 programs done" in out
+    Stub.answer = staticmethod(lambda body: compiled)
+    try:
+        again = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    finally:
+        Stub.answer = None
+    assert again.returncode == 0 and "1 done before, 2 to do" in again.stderr, again.stderr
+    rows = [json.loads(line) for line in open(tmp_path / "out" / "results.jsonl")]
+    assert [(row["id"], row["passed"]) for row in rows] == [("a", True), ("b", True), ("c", True)]
