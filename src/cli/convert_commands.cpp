@@ -29,7 +29,7 @@ namespace {
 struct ConvertArgs {
   std::string program, out, device, gpus, cache, policy = "compiler";
   bool verify = false, no_verify = false, json = false, eval_mode = false, search = false,
-       tune = false;
+       tune = false, no_compile_timing = false;
   double timeout = 300, budget = 0;  // budget: --search's seconds, 0: none
   Sampling sampling;
   CodegenKnobs knobs;
@@ -205,6 +205,7 @@ std::vector<VerifyRequest> candidate_requests(const std::string& task,
     requests[i].candidate = candidates[i];
     requests[i].options.device = judging.device;
     requests[i].options.eval_mode = a.eval_mode;
+    if (a.no_compile_timing) requests[i].options.compile = false;
   }
   return requests;
 }
@@ -267,6 +268,7 @@ void run_search_convert(const ConvertArgs& a, const Judging& judging) {
   o.device = judging.device;
   o.sampling = a.sampling;
   o.eval_mode = a.eval_mode;
+  o.time_compile = !a.no_compile_timing;
   o.budget_s = a.budget;
   o.knobs = a.knobs;
   PoolJudge judge(pool_devices(judging.gpus, 0), a.cache, a.timeout);
@@ -438,6 +440,7 @@ void run_convert(const ConvertArgs& a) {
   request.candidate = solution.source;
   request.options.device = judging.device;
   request.options.eval_mode = a.eval_mode;
+  if (a.no_compile_timing) request.options.compile = false;
   auto verify_start = std::chrono::steady_clock::now();
   json verdict = verify_once(request, a.cache, "", a.timeout, judging.gpus);
   if (verbose()) {
@@ -473,6 +476,9 @@ void add_convert_commands(CLI::App& app) {
   // The program is traced in training mode either way: a solution follows self.training
   // (BatchNorm's batch or running statistics), so only the judging changes.
   convert->add_flag("--eval-mode", a->eval_mode, "Verify the modules after .eval()");
+  convert->add_flag("--no-compile-timing", a->no_compile_timing,
+                    "Do not time torch.compile (its first call takes seconds, more on the CPU); "
+                    "the verdict then has no speedup_compile");
   convert->add_option("--cache", a->cache, "SQLite verdict cache (default: none)");
   convert->add_option("--timeout", a->timeout, "Seconds the verification may run (default 300)")
       ->check(CLI::PositiveNumber);

@@ -75,7 +75,7 @@ def verdicts(solutions):
     both modes in one batch of one service, so the workers start once."""
     keys = [(program, eval_mode) for program in PROGRAMS for eval_mode in (False, True)]
     items = [{"task": open(program).read(), "candidate": open(solutions[program]).read(),
-              "options": {"device": "cpu", "eval_mode": eval_mode}} for program, eval_mode in keys]
+              "options": {"device": "cpu", "eval_mode": eval_mode, "compile": False}} for program, eval_mode in keys]
     with converted.verifier_service("cpu") as service:
         return dict(zip(keys, service.post("/verify_batch", {"items": items})["verdicts"]))
 
@@ -101,3 +101,4 @@ def test_convert_verify_prints_the_verdict(tmp_path):
     assert verdict["passed"] and r.returncode == 0, verdict["reason"]
     assert verdict["mode"]["judged"] == "eval"
     assert verdict["checks"]["buffers_differ"] == []
+    assert verdict["timing_ms"]["compile"] is not None  # convert times torch.compile unless told

@@ -86,7 +86,7 @@ def test_convert_takes_the_endpoints_verified_answer(server, compiled, tmp_path)
                     compiled + "\nor\n" + compiled,
                     "Here it is:\n" + compiled]
     r = subprocess.run([BIN, "convert", "program.py", "--policy", f"endpoint:{server}#tiny",
-                        "--samples", "3", "--verify", "--device", "cpu", "-o", "out.py"],
+                        "--samples", "3", "--verify", "--device", "cpu", "--no-compile-timing", "-o", "out.py"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "sample 1: no answer: no fenced" in r.stderr
