@@ -57,7 +57,7 @@ std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
 std::string Lowering::arange_value(Kernel& k, const Node& n, const Index& idx) {
   std::string i = idx.dims.at(0);
   // A literal index (a size-1 dim) would make a Python number: make it a block.
-  if (is_integer(i)) i = "(" + idx.mask + ").to(tl.int32) * 0 + " + i;
+  if (is_digits(i)) i = "(" + idx.mask + ").to(tl.int32) * 0 + " + i;
   double start = attr_float(n.attrs, "start"), step = attr_float(n.attrs, "step");
   DType dtype = g_.value(n.output).type.dtype;
   auto whole = [](double x) { return x == std::floor(x) && std::abs(x) < 1e15; };
@@ -80,7 +80,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     size_t r = idx.dims.size();
     std::string row = idx.dims[r - 2], col = idx.dims[r - 1];
     // Literal indices (size-1 dims) would make the condition a Python bool: make it a block.
-    if (is_integer(row) && is_integer(col)) col = "(" + idx.mask + ").to(tl.int32) * 0 + " + col;
+    if (is_digits(row) && is_digits(col)) col = "(" + idx.mask + ").to(tl.int32) * 0 + " + col;
     std::string diagonal = std::to_string(attr_int(n.attrs, "diagonal"));
     std::string keep =
         "(" + col + " - " + row + (n.op == Op::Triu ? " >= " : " <= ") + diagonal + ")";
@@ -262,9 +262,9 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
         for (size_t j = 0; j < dims.size(); ++j) {
           const std::string& len = ishape[dims[j]];
           std::string back =
-              is_integer(len) ? std::to_string(((-shifts[j]) % std::stoll(len) + std::stoll(len)) %
-                                               std::stoll(len))
-                              : dim_var("(" + std::to_string(-shifts[j]) + ") % " + len);
+              is_digits(len) ? std::to_string(((-shifts[j]) % std::stoll(len) + std::stoll(len)) %
+                                              std::stoll(len))
+                             : dim_var("(" + std::to_string(-shifts[j]) + ") % " + len);
           r.dims[dims[j]] =
               "((" + r.dims[dims[j]] + " + " + k.size(back) + ") % " + k.size(len) + ")";
         }
@@ -397,7 +397,7 @@ std::string Lowering::emit_dropout(Kernel& k, const Node& n, const Index& idx) {
                                                               : linearize(k, idx.dims, shape);
   }
   // tl.rand takes a block of offsets: a literal one (a single element) is made one.
-  if (is_integer(offset)) offset = "(" + idx.mask + ").to(tl.int32) * 0 + " + offset;
+  if (is_digits(offset)) offset = "(" + idx.mask + ").to(tl.int32) * 0 + " + offset;
   int node = static_cast<int>(&n - g_.nodes().data());
   int slot = dropout_slots_.emplace(node, static_cast<int>(dropout_slots_.size())).first->second;
   double p = attr_float(n.attrs, "p");
@@ -434,7 +434,7 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
     std::string o = idx.dims[first + d];
     // A literal output index (a size-1 dim) makes the window's bounds Python constants,
     // and a block mask cannot be combined with a Python bool: make it a block of indices.
-    if (is_integer(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
+    if (is_digits(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
     std::string len = k.size(ishape[first + d]);
     if (adaptive) {
       int64_t out_n = ocon[first + d];
@@ -461,7 +461,7 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   // (17 -> 7 has windows of 4 where 14 -> 7 has 3): loops bounded by the widest window.
   bool runtime_window = false;
   for (int d = 0; adaptive && d < sp; ++d)
-    runtime_window = runtime_window || !is_integer(ishape[first + d]);
+    runtime_window = runtime_window || !is_digits(ishape[first + d]);
   if (runtime_window) return emit_adaptive_pool_loop(k, n, idx, start, stop);
   int64_t positions = 1;
   for (int64_t w : window) positions *= w;

@@ -34,7 +34,7 @@ void Lowering::lower_scan(const Node& n) {
   std::string t = k.assign(is_product ? "tl.where(m, " + x + ", 1.0).to(tl.float64)"
                                       : "tl.where(m, " + x + ", 0.0)");
   std::string off = linearize(k, full, shape);
-  if (is_integer(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
+  if (is_digits(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
   if (is_product) {
     helpers_.insert("_mul");  // tl has no product reduction: a combine function
     k.line("tl.store(" + k.pointer(out) + " + " + off + ", " +

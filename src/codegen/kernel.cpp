@@ -5,15 +5,6 @@
 
 namespace drtriton::codegen {
 
-bool is_integer(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(c) || c == '_'; });
-}
-
 std::string product(const std::vector<std::string>& factors) {
   std::vector<std::string> kept;
   for (const auto& f : factors) {
@@ -121,7 +112,7 @@ std::string load_at(Kernel& k, const std::string& var, const std::string& offset
 std::string load_mask(const Index& idx, const std::vector<std::string>& dims) {
   bool same =
       !idx.outer_mask.empty() && std::all_of(dims.begin(), dims.end(), [&](const std::string& d) {
-        return is_integer(d) || idx.invariant.count(d) > 0;
+        return is_digits(d) || idx.invariant.count(d) > 0;
       });
   return same ? idx.outer_mask : idx.mask;
 }

@@ -16,8 +16,6 @@ namespace drtriton::codegen {
 
 // ---- Small text helpers ----------------------------------------------------------------
 
-bool is_integer(const std::string& s);
-bool is_identifier(const std::string& s);
 // "(a * b)" of the factors that are not "1"; "1" when none is.
 std::string product(const std::vector<std::string>& factors);
 std::string join(const std::vector<std::string>& items, const std::string& sep);
@@ -86,7 +84,7 @@ class Kernel {
   }
   // A size used inside: an integer stays a literal, a forward variable becomes an argument.
   std::string size(const std::string& dim) {
-    if (is_integer(dim)) return dim;
+    if (is_digits(dim)) return dim;
     sizes_.insert(dim);
     return dim;
   }

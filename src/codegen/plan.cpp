@@ -97,7 +97,7 @@ std::vector<std::string> Lowering::shape_of(ValueId v) {
   std::vector<std::string> dims;
   for (int d = 0; d < val.type.rank(); ++d) {
     std::string e = val.sym_shape.empty() ? std::to_string(val.type.shape[d]) : val.sym_shape[d];
-    dims.push_back(is_integer(e) ? e : dim_var(e));
+    dims.push_back(is_digits(e) ? e : dim_var(e));
   }
   return dims;
 }

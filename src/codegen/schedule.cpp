@@ -39,7 +39,7 @@ std::string split_block() {
 }
 
 std::string one_program_block(const std::string& size) {
-  if (!is_integer(size)) return "triton.next_power_of_2(" + size + ")";
+  if (!is_digits(size)) return "triton.next_power_of_2(" + size + ")";
   int64_t b = 1;
   while (b < std::stoll(size)) b *= 2;
   return std::to_string(b);

@@ -77,7 +77,7 @@ std::string Lowering::contents() const {
       std::string op = n.schema().name + (n.module.empty() ? "" : " self." + n.module);
       if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
       size_t colon = n.source.rfind(':');
-      if (colon != std::string::npos && is_integer(n.source.substr(colon + 1)))
+      if (colon != std::string::npos && is_digits(n.source.substr(colon + 1)))
         lines.insert(std::stoi(n.source.substr(colon + 1)));
     }
     if (ops.size() > 8) {

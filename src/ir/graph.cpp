@@ -1,9 +1,22 @@
 #include "ir/graph.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <set>
 
 namespace drtriton {
+
+bool is_digits(const std::string& s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
 
 bool is_valid_name(const std::string& name, bool allow_dots) {
   if (name.empty()) return false;

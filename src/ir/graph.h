@@ -48,6 +48,11 @@ struct Value {
   std::vector<std::string> sym_shape;
 };
 
+// Size expressions (Value::sym_shape, Node::sym_attrs) are Python text over the size
+// symbols; these say what one is at a glance.
+bool is_digits(const std::string& s);      // a number: "1024"
+bool is_identifier(const std::string& s);  // one name: "s0", "batch_size"
+
 struct Node {
   Op op;
   std::vector<ValueId> inputs;

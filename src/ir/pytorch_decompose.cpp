@@ -110,24 +110,16 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
 
 namespace {
 
-bool is_number(const std::string& dim) {
-  return !dim.empty() &&
-         std::all_of(dim.begin(), dim.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-}
-
 // The size expression of the product of `dims` (numbers, or expressions of the input's
 // sizes): the numbers multiplied, the expressions joined.
 std::string product(const std::vector<std::string>& dims) {
   int64_t known = 1;
   std::vector<std::string> others;
   for (const std::string& d : dims) {
-    if (is_number(d))
+    if (is_digits(d))
       known *= std::stoll(d);
     else
-      others.push_back(
-          std::all_of(d.begin(), d.end(), [](char ch) { return std::isalnum(ch) || ch == '_'; })
-              ? d
-              : "(" + d + ")");
+      others.push_back(is_identifier(d) ? d : "(" + d + ")");
   }
   std::string e = known == 1 && !others.empty() ? "" : std::to_string(known);
   for (const std::string& o : others) e += (e.empty() ? "" : "*") + o;
@@ -161,7 +153,7 @@ class Composer {
   ValueId shaped(const char* op_name, std::vector<ValueId> ins, Attrs attrs,
                  std::vector<std::string> dims) {
     ValueId id = add(op_name, std::move(ins), std::move(attrs));
-    if (std::any_of(dims.begin(), dims.end(), [](const std::string& d) { return !is_number(d); }))
+    if (std::any_of(dims.begin(), dims.end(), [](const std::string& d) { return !is_digits(d); }))
       g_.set_sym_shape(id, std::move(dims));
     return id;
   }

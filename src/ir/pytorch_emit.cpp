@@ -38,18 +38,6 @@ const std::set<std::string> kModuleAttributes = {
     "zero_grad"};
 // clang-format on
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
-bool is_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
-}
-
 // A name for a Python attribute of the model (a parameter or a top-level submodule).
 bool is_free_attribute(const std::string& s) {
   return is_identifier(s) && !kReservedNames.count(s) && !kModuleAttributes.count(s) && s[0] != '_';
