@@ -24,10 +24,14 @@ from knob_variants import (convert_variants, fmt, markdown_table, median_ms,  # 
                            within_budget, write_text)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 FUSED = "tests/programs/real/fused"
-# The GEMM programs, the large ones first; --programs picks others.
+# The GEMM programs, from large to small (where the Triton GEMM's tiles may leave SMs idle
+# and cuBLAS win), then the corpus's; --programs picks others.
 PROGRAMS = [
     "bench/programs/gemm/linear_8192_bias_relu.py",
     "bench/programs/gemm/linear_4096_gelu.py",
+    "bench/programs/gemm/linear_1024x1024x1024.py",
+    "bench/programs/gemm/linear_784x840x506.py",
+    "bench/programs/gemm/linear_24x2048x2048.py",
     f"{FUSED}/linear_relu.py",
     f"{FUSED}/linear_gelu_scale_residual.py",
     f"{FUSED}/linear_swish_scale_clamp.py",
