@@ -54,11 +54,11 @@ struct Program {
 
 // SIGINT or SIGTERM: the bench stops after the chunk in hand, which is not recorded (its
 // sampler or verifier workers may have died of the same signal, and a verdict cut short is
-// no verdict); a second signal ends it at once.
-std::atomic<bool> stop_asked{false};
+// no verdict), and exits 128 + the signal; a second signal ends it at once.
+std::atomic<int> stop_signal{0};
 
 extern "C" void ask_stop(int sig) {
-  if (stop_asked.exchange(true)) {
+  if (stop_signal.exchange(sig) != 0) {
     std::signal(sig, SIG_DFL);
     std::raise(sig);
   }
@@ -560,7 +560,6 @@ void run_bench(const BenchArgs& a) {
          << programs.size() - todo.size() << " done before, " << todo.size() << " to do, on "
          << device << ", policy " << policy_label(a) << " -> " << out.string() << "\n";
   json ceilings = ceilings_for(out, device, !todo.empty());
-  bool stopped = false;
   if (!todo.empty()) {
     PoolJudge judge(pool_devices(gpus, a.workers),
                     a.cache.empty() ? (out / "verdicts.sqlite").string() : a.cache, a.timeout);
@@ -576,13 +575,12 @@ void run_bench(const BenchArgs& a) {
       try {
         judged = bench_chunk(chunk, judge, a, device, out);
       } catch (const std::exception&) {
-        if (!stop_asked) throw;
+        if (!stop_signal) throw;
       }
-      if (stop_asked) {
+      if (stop_signal) {
         info() << "\ndrtriton bench: stopped by a signal; " << start
                << " programs of this run kept, the rest are done when the same command runs "
                   "again\n";
-        stopped = true;
         break;
       }
       for (json& row : judged) {
@@ -601,7 +599,7 @@ void run_bench(const BenchArgs& a) {
   // Plots from the rows alone (python -m drtriton.bench_plots); the table stands without them.
   if (run_python_module("drtriton.bench_plots", {out.string()}, /*quiet_stdout=*/true) != 0)
     info() << "drtriton bench: the plots failed (see above); the table is complete\n";
-  if (stopped) throw ExitStatus{128 + SIGINT};
+  if (stop_signal) throw ExitStatus{128 + stop_signal};
 }
 
 }  // namespace

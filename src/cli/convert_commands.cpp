@@ -435,12 +435,8 @@ void run_convert(const ConvertArgs& a) {
   if (!has_extension(a.program, ".py")) {
     throw CliError(a.program + ": verifying needs the program's source (.py), not a traced graph");
   }
-  VerifyRequest request;
-  request.task = read_file(a.program);
-  request.candidate = solution.source;
-  request.options.device = judging.device;
-  request.options.eval_mode = a.eval_mode;
-  if (a.no_compile_timing) request.options.compile = false;
+  VerifyRequest request =
+      candidate_requests(read_file(a.program), {solution.source}, a, judging).front();
   auto verify_start = std::chrono::steady_clock::now();
   json verdict = verify_once(request, a.cache, "", a.timeout, judging.gpus);
   if (verbose()) {
