@@ -59,7 +59,8 @@ data-dependent size {"sym": "u0"}; dtype/shape fields use f32 f16 bf16 f64 i64 i
 
 Symbolic shapes (--dynamic). Everything above comes from the static export and does not
 change. A second export marks every dim of every tensor input, parameter and buffer
-dynamic (Dim.AUTO; the state is passed in as inputs, _StateAsInputs); where it lines up
+dynamic (Dim.AUTO; the state is passed in as inputs, _StateAsInputs), but a convolution
+module's kernel size (its weight's dims from the third on); where it lines up
 with the static one (same tensor-valued nodes in the same order, same targets and
 arguments, after dropping its size computations and the slices that keep their whole
 input), each entry with a dtype+shape for a user input, a parameter or buffer, or a node
@@ -644,8 +645,9 @@ class _StateAsInputs:
 
 def _export_dynamic(model, inputs, decompose=()):
     """The same export with every dim of every tensor input and every parameter and buffer
-    dynamic (``Dim.AUTO``): dims the program forces (a batch of 1, a hard-coded view) come
-    back as ints, the rest as SymInts over the input and state sizes. Returns the exported
+    dynamic (``Dim.AUTO``) but a convolution's kernel size: dims the program forces (a batch
+    of 1, a hard-coded view) come back as ints, the rest as SymInts over the input and state
+    sizes. Returns the exported
     program and the state keys, in the order of its first user inputs."""
     import torch
     import torch.utils._pytree as pytree
@@ -653,10 +655,16 @@ def _export_dynamic(model, inputs, decompose=()):
 
     state = dict(model.named_parameters())
     state.update(model.named_buffers())
+    # A convolution's kernel size stays a number, like its stride and padding: as a symbol it
+    # turns every spatial size into nested floors over kernel symbols, on which sympy spends
+    # minutes for a deep network (a small ResNet: 60 s, 6 s without).
+    kernels = {id(m.weight) for m in model.modules()
+               if isinstance(m, torch.nn.modules.conv._ConvNd) and isinstance(m.weight, torch.Tensor)}
     shapes = ShapesCollection()
     for t in list(state.values()) + pytree.tree_leaves(inputs):
         if isinstance(t, torch.Tensor):
-            shapes[t] = {i: Dim.AUTO for i in range(t.dim())}
+            dynamic = min(t.dim(), 2) if id(t) in kernels else t.dim()  # [out, in, kernel...]
+            shapes[t] = {i: Dim.AUTO for i in range(dynamic)}
     with torch.device("meta"), torch.no_grad(), _force_meta_mode(), _recurrent_shapes_only(), \
             _symbolic_max_pool1d(), _symbolic_math(), _cumulative_batch_norm_traced(model):
         ep = torch.export.export(_StateAsInputs(model), (state, *inputs), dynamic_shapes=shapes)

@@ -65,6 +65,8 @@ class Lowering {
   bool is_buffer(ValueId v) const { return buffers_.count(v) > 0; }
   std::string alloc(const std::vector<std::string>& shape, DType dtype);
   int cost(ValueId v);
+  bool read_by_window(ValueId v);
+  bool reads_window(ValueId v);
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;
   // The dtype of the module's state entry `rel` ("running_var"); f32 when it is unknown.

@@ -64,9 +64,12 @@ void Lowering::lower_graph() {
     auto gemm = gemm_roots_.find(n.output);
     if (gemm != gemm_roots_.end()) lower_gemm(g_.nodes()[gemm->second], n.output);
     // A value read more than once is written once when it is more than a few operations
-    // (not one inside a GEMM's epilogue: the GEMM kernel computes it once per element).
-    if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) && users_[n.output] > 1 &&
-        cost(n.output) > options_.knobs.recompute_limit) {
+    // (not one inside a GEMM's epilogue: the GEMM kernel computes it once per element); so is
+    // a window read by a window (a pool of a pool), which the second would recompute at each
+    // of its positions.
+    if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) &&
+        ((users_[n.output] > 1 && cost(n.output) > options_.knobs.recompute_limit) ||
+         (read_by_window(n.output) && reads_window(n.output)))) {
       materialize(n.output, wants_channels_last(n.output));
     }
   }
@@ -133,6 +136,30 @@ int Lowering::cost(ValueId v) {
   for (ValueId in : n.inputs) c += window * cost(in);
   cost_[v] = c;
   return c;
+}
+
+// Is `v` the input of a pooling window (a pool but a global one)?
+bool Lowering::read_by_window(ValueId v) {
+  for (int c : consumers_[v]) {
+    const Node& n = g_.nodes()[c];
+    if (n.schema().category == Category::Pooling && !is_global_pool(n)) return true;
+  }
+  return false;
+}
+
+// Does evaluating `v` inline evaluate a pooling window, through values not in memory?
+bool Lowering::reads_window(ValueId v) {
+  std::set<ValueId> seen;
+  std::vector<ValueId> todo = {v};
+  while (!todo.empty()) {
+    ValueId u = todo.back();
+    todo.pop_back();
+    if (is_buffer(u) || g_.value(u).kind != ValueKind::Node || !seen.insert(u).second) continue;
+    const Node& n = g_.nodes()[g_.value(u).node];
+    if (n.schema().category == Category::Pooling) return true;
+    todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
+  }
+  return false;
 }
 
 // Does a module node own the parameter `rel` ("bias")? Graph::node_params names them in full.

@@ -298,14 +298,17 @@ void WorkerPool::run_slot(size_t index) {
       ++busy_;
     }
     json verdict = run_job(slot, job);
+    // A worker killed during the job is replaced now, not when the next job arrives, so the
+    // next job does not wait for Python and torch to import. The restart is counted before
+    // the verdict goes out: a client that saw the crash sees it in /stats too.
+    const bool replace = !slot.worker->running() && !stop_flag_;
+    if (replace) ++restarts_;
     job.done(std::move(verdict));
     {
       std::lock_guard lock(mutex_);
       --busy_;
     }
-    // A worker killed during the job is replaced now, not when the next job arrives, so the
-    // next job does not wait for Python and torch to import.
-    if (!slot.worker->running() && !stop_flag_) restart_worker(slot);
+    if (replace) start_worker(slot);
   }
 }
 

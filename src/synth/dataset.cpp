@@ -76,7 +76,7 @@ ProgramRecord make_program(int index, const Plan& plan, const StructureSpace& sp
                            const SizePreset& sizes) {
   std::mt19937_64 rng(plan.seed);
   for (int attempt = 0; attempt < 200; ++attempt) {
-    std::vector<Step> steps = space.sample(rng);
+    std::vector<Step> steps = space.sample(rng, plan.difficulty);
     std::optional<Graph> g = build_program(steps, sizes, rng);
     if (g)
       return record_of(index, plan, plan.difficulty, *g, structure_text(steps), "uniform", attempt);
@@ -128,16 +128,15 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
                                 std::to_string(vocab.size()) + " operators; --count is " +
                                 std::to_string(o.count));
   }
-  // The unconstrained spaces, one per difficulty, shared read-only by the threads; the real
-  // distribution's table instead.
+  // The unconstrained space (every difficulty of the range), shared read-only by the threads;
+  // the real distribution's table instead.
   const bool real = o.dist == Distribution::Real;
   std::shared_ptr<const RealTable> table = o.real_table;
   if (real && !table)
     table = std::make_shared<RealTable>(load_real_table(default_real_table_path()));
-  std::map<int, std::unique_ptr<StructureSpace>> spaces;
-  for (int k = o.difficulty_lo; k <= o.difficulty_hi && !real; ++k) {
-    spaces[k] = std::make_unique<StructureSpace>(SpaceOptions{vocab, k, std::nullopt});
-  }
+  std::unique_ptr<StructureSpace> space;
+  if (!real)
+    space = std::make_unique<StructureSpace>(SpaceOptions{vocab, o.difficulty_hi, std::nullopt});
   // Plan every program from its own seed; the first cover * |vocab| programs each must
   // use one operator, round robin.
   std::vector<Plan> plans(o.count);
@@ -182,7 +181,7 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
     for (size_t g; (g = next_group++) < work.size();) {
       const auto& [target, members] = work[g];
       try {
-        std::map<int, std::unique_ptr<StructureSpace>> own;  // this target's spaces
+        std::unique_ptr<StructureSpace> own;  // this target's space
         for (int i : members) {
           Plan plan = plans[i];
           if (real) {
@@ -190,30 +189,29 @@ std::vector<ProgramRecord> synthesize(const SynthOptions& o,
             report(++done);
             continue;
           }
-          const StructureSpace* space = spaces.at(plan.difficulty).get();
+          const StructureSpace* drawn_from = space.get();
           if (target >= 0) {
             // Where the op cannot appear at the planned difficulty, the next one in the
             // range (cyclically) that admits it.
-            space = nullptr;
-            for (int step = 0; step < span && !space; ++step) {
+            if (!own)
+              own = std::make_unique<StructureSpace>(
+                  SpaceOptions{vocab, o.difficulty_hi, static_cast<Op>(target)});
+            drawn_from = nullptr;
+            for (int step = 0; step < span && !drawn_from; ++step) {
               int k = o.difficulty_lo + (plan.difficulty - o.difficulty_lo + step) % span;
-              auto& s = own[k];
-              if (!s)
-                s = std::make_unique<StructureSpace>(
-                    SpaceOptions{vocab, k, static_cast<Op>(target)});
-              if (!s->count().is_zero()) {
-                space = s.get();
+              if (!own->count(k).is_zero()) {
+                drawn_from = own.get();
                 plan.difficulty = k;
               }
             }
-            if (!space) {
+            if (!drawn_from) {
               throw std::invalid_argument(
                   "operator " + op_schema(static_cast<Op>(target)).name +
                   " cannot appear in a program of difficulty " + std::to_string(o.difficulty_lo) +
                   ":" + std::to_string(o.difficulty_hi) + " with this vocabulary");
             }
           }
-          records[i] = make_program(i, plan, *space, o.sizes);
+          records[i] = make_program(i, plan, *drawn_from, o.sizes);
           report(++done);
         }
       } catch (const std::exception& e) {

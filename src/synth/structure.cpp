@@ -176,11 +176,23 @@ StructureSpace::StructureSpace(SpaceOptions options) : options_(std::move(option
   }
   allowed_.assign(all_op_schemas().size(), options_.ops.empty());
   for (Op op : options_.ops) allowed_[static_cast<int>(op)] = true;
-  State start;
-  start.compute_left = static_cast<uint8_t>(options_.difficulty);
-  start.must_use_done = !options_.must_use.has_value();
-  intern(start);
-  count_from(initial_state());
+  starts_.assign(options_.difficulty + 1, -1);
+  for (int k = options_.difficulty; k >= 1; --k) {
+    State start;
+    start.compute_left = static_cast<uint8_t>(k);
+    start.must_use_done = !options_.must_use.has_value();
+    starts_[k] = intern(start);
+    count_from(starts_[k]);
+  }
+}
+
+int StructureSpace::start(int difficulty) const {
+  if (difficulty < 1 || difficulty > options_.difficulty) {
+    throw std::invalid_argument("difficulty " + std::to_string(difficulty) +
+                                " is outside this structure space (1 to " +
+                                std::to_string(options_.difficulty) + ")");
+  }
+  return starts_[difficulty];
 }
 
 int StructureSpace::intern(State s) {
@@ -405,8 +417,8 @@ const BigCount& StructureSpace::count_from(int id) {
   return counts_[id];
 }
 
-std::vector<Step> StructureSpace::sample(std::mt19937_64& rng) const {
-  int state = initial_state();
+std::vector<Step> StructureSpace::sample(std::mt19937_64& rng, int difficulty) const {
+  int state = start(difficulty);
   const BigCount& total = counts_[state];
   if (total.is_zero())
     throw std::runtime_error("no valid structure with these operators and difficulty");

@@ -88,7 +88,7 @@ struct Step {
 // Which operators and how many steps: the space of structures.
 struct SpaceOptions {
   std::vector<Op> ops;  // the vocabulary; empty means every operator
-  int difficulty = 1;   // compute steps
+  int difficulty = 1;   // compute steps: the space holds every difficulty from 1 to this one
   // Count and draw only structures that use this operator (coverage), if set.
   std::optional<Op> must_use;
 };
@@ -125,17 +125,21 @@ struct State {
 class StructureSpace {
  public:
   // Counts every reachable state's completions up front (the only work that grows the
-  // space); afterwards count() and sample() only read, so threads may share a space.
+  // space); afterwards count() and sample() only read, so threads may share a space. The
+  // difficulties below options.difficulty share most states with it, so one space counts
+  // them all for little more than the largest alone.
   explicit StructureSpace(SpaceOptions options);
-  // The exact number of valid structures.
-  const BigCount& count() const { return counts_[0]; }
-  // A structure drawn uniformly among all of them. Throws if there are none.
-  std::vector<Step> sample(std::mt19937_64& rng) const;
+  // The exact number of valid structures of `difficulty` (default: options.difficulty).
+  const BigCount& count(int difficulty) const { return counts_[start(difficulty)]; }
+  const BigCount& count() const { return count(options_.difficulty); }
+  // A structure of `difficulty` drawn uniformly among all of them. Throws if there are none.
+  std::vector<Step> sample(std::mt19937_64& rng, int difficulty) const;
+  std::vector<Step> sample(std::mt19937_64& rng) const { return sample(rng, options_.difficulty); }
   // Every structure, in a fixed order (only for spaces small enough to enumerate).
   std::vector<std::vector<Step>> enumerate(size_t limit) const;
   const SpaceOptions& options() const { return options_; }
   size_t state_count() const { return states_.size(); }
-  int initial_state() const { return 0; }
+  int initial_state() const { return start(options_.difficulty); }
 
   // The steps allowed after a state, with the state each leads to. One place for every
   // wiring rule: counting, sampling and enumeration all walk these.
@@ -152,6 +156,7 @@ class StructureSpace {
   template <typename Resolve>
   void expand(int id, std::vector<Transition>& out, Resolve&& resolve) const;
   int intern(State s);
+  int start(int difficulty) const;
   const BigCount& count_from(int state);
   void enumerate_from(int state, std::vector<Step>& prefix, std::vector<std::vector<Step>>& out,
                       size_t limit) const;
@@ -162,6 +167,7 @@ class StructureSpace {
   std::unordered_map<uint64_t, int> ids_;
   std::vector<BigCount> counts_;
   std::vector<bool> counted_;
+  std::vector<int> starts_;  // by difficulty: the state before the first step
 };
 
 // The op table's facts as the sampler uses them: whether a value of domain `have` may

@@ -29,14 +29,17 @@ task, solution = load("task", sys.argv[1]), load("solution", sys.argv[2])
 """
 
 
-def convert(programs, out):
-    """{program path: the path of its solution in the folder `out`} (convert --no-verify)."""
+def convert(programs, out, args=()):
+    """{program path: the path of its solution in the folder `out`}: each program traced (in
+    the pool of trace_and_convert_all) and converted with `convert --no-verify` and `args`
+    (codegen knobs: ["--knob", "gemm=library"])."""
     if not os.path.exists(BIN):
         pytest.skip(f"{BIN} is not built (run make build)")
     paths = {program: str(out / os.path.basename(program)) for program in programs}
-    for r in run_all([[BIN, "convert", program, "--no-verify", "-o", paths[program]]
-                      for program in programs]):
-        assert r.returncode == 0, r.stderr
+    jobs = [(program, out / (os.path.basename(program)[:-3] + ".traced.json"), paths[program],
+             tuple(args)) for program in programs]
+    for (program, *_), (trace_error, rc, stderr) in zip(jobs, trace_and_convert_all(BIN, jobs)):
+        assert trace_error is None and rc == 0, f"{program}: {trace_error or stderr}"
     return paths
 
 
@@ -52,12 +55,14 @@ def run_all(commands, **kwargs):
         return list(pool.map(one, commands))
 
 
-def trace_and_convert(binary, program, traced, solution):
+def trace_and_convert(binary, program, traced, solution, args=()):
     """Traces `program` (frontend.trace_file, dynamic) into the file `traced`, then compiles
-    that with `binary convert --no-verify -o solution`; where that fails, converts the program
-    itself (convert traces it again through torch's decompositions of the calls import could
-    not map). Returns (the trace's error or None,
-    convert's exit status, convert's stderr); None and "" for convert when the trace failed."""
+    that with `binary convert --no-verify -o solution` and `args`; where that fails, converts
+    the program itself (convert traces it again through torch's decompositions of the calls
+    import could not map). So the solution is the one `convert program` writes, without a
+    Python start-up (torch's import and first export, about 5 s) for each program. Returns
+    (the trace's error or None, convert's exit status, convert's stderr); None and "" for
+    convert when the trace failed."""
     from drtriton import frontend
     try:
         text = frontend.to_json(frontend.trace_file(str(program), dynamic=True))
@@ -65,27 +70,33 @@ def trace_and_convert(binary, program, traced, solution):
         return f"trace: {e}", None, ""
     with open(traced, "w") as f:
         f.write(text)
-    r = subprocess.run([binary, "convert", str(traced), "--no-verify", "-o", str(solution)],
-                       capture_output=True, text=True, cwd=ROOT)
+    command = [binary, "convert", str(traced), "--no-verify", "-o", str(solution), *args]
+    r = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:  # as a user would: from the program, which convert may trace again
-        r = subprocess.run([binary, "convert", str(program), "--no-verify", "-o", str(solution)],
-                           capture_output=True, text=True, cwd=ROOT)
+        command[2] = str(program)
+        r = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     return None, r.returncode, r.stderr
 
 
 def trace_and_convert_all(binary, jobs):
-    """trace_and_convert(binary, program, traced, solution) for each (program, traced,
-    solution) of `jobs`, their results in order. Tracing is CPU-bound Python (torch.export,
-    1.5 to 3 s a program), so it runs in a pool of os.cpu_count() fresh processes (spawned:
-    each imports torch once); a trace depends only on its program, so the results are those
-    of tracing them one by one here."""
+    """trace_and_convert(binary, *job) for each job (program, traced, solution[, args]) of
+    `jobs`, their results in order. Tracing is CPU-bound Python (torch.export, 0.3 to 3 s a
+    program once torch is loaded), so it runs in a pool of os.cpu_count() fresh processes
+    (spawned: each imports torch once); a trace depends only on its program, so the results
+    are those of tracing them one by one here. The longest programs go first, so that no
+    process is left with a long one at the end."""
     jobs = list(jobs)
     workers = min(os.cpu_count() or 1, len(jobs))
     if workers <= 1:
         return [trace_and_convert(binary, *job) for job in jobs]
+    order = sorted(range(len(jobs)), key=lambda i: -os.path.getsize(jobs[i][0]))
+    results = [None] * len(jobs)
     with ProcessPoolExecutor(max_workers=workers,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        return list(pool.map(trace_and_convert, *zip(*[(binary, *job) for job in jobs])))
+        futures = {pool.submit(trace_and_convert, binary, *jobs[i]): i for i in order}
+        for future, i in futures.items():
+            results[i] = future.result()
+    return results
 
 
 def side_by_side(script, program, solution):

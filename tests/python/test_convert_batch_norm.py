@@ -101,4 +101,7 @@ def test_convert_verify_prints_the_verdict(tmp_path):
     assert verdict["passed"] and r.returncode == 0, verdict["reason"]
     assert verdict["mode"]["judged"] == "eval"
     assert verdict["checks"]["buffers_differ"] == []
-    assert verdict["timing_ms"]["compile"] is not None  # convert times torch.compile unless told
+    # convert asks for torch.compile's timing unless told not to; on a slow machine the
+    # verifier may give up on inductor (its CPU deadline), which still shows it was asked.
+    timing = verdict["timing_ms"]
+    assert timing["compile"] is not None or "took over" in timing.get("compile_note", ""), timing

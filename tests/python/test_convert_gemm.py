@@ -43,12 +43,12 @@ def solutions(tmp_path_factory):
         programs[case] = str(out)
     keys = [(name, gemm) for name in programs
             for gemm in ["triton"] + (["library"] if name in LIBRARY else [])]
-    runs = converted.run_all([[BIN, "convert", programs[name], "--no-verify", "--knob",
-                               f"gemm={gemm}", "-o", str(work / f"{name}_{gemm}.py")]
-                              for name, gemm in keys])  # one a core: each traces in its own Python
+    jobs = [(programs[name], work / f"{name}_{gemm}.traced.json", work / f"{name}_{gemm}.py",
+             ("--knob", f"gemm={gemm}")) for name, gemm in keys]
     result = {}
-    for (name, gemm), r in zip(keys, runs):
-        assert r.returncode == 0, f"{name} gemm={gemm}: {r.stderr}"
+    for (name, gemm), (trace_error, rc, stderr) in zip(
+            keys, converted.trace_and_convert_all(BIN, jobs)):
+        assert trace_error is None and rc == 0, f"{name} gemm={gemm}: {trace_error or stderr}"
         result[(name, gemm)] = (open(programs[name]).read(), (work / f"{name}_{gemm}.py").read_text())
     return result
 

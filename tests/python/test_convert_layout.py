@@ -34,11 +34,8 @@ def solutions(tmp_path_factory):
     if not os.path.exists(BIN):
         pytest.skip(f"{BIN} is not built (run make build)")
     work = tmp_path_factory.mktemp("layout")
-    runs = converted.run_all([[BIN, "convert", path, "--no-verify", "--knob", "layout=channels_last",
-                               "-o", str(work / f"{name}.py")] for name, path in PROGRAMS.items()])
-    for r in runs:  # the converts one a core (each traces in its own Python)
-        assert r.returncode == 0, r.stderr
-    return {name: (str(work / f"{name}.py"), (work / f"{name}.py").read_text()) for name in PROGRAMS}
+    paths = converted.convert(list(PROGRAMS.values()), work, ["--knob", "layout=channels_last"])
+    return {name: (paths[path], open(paths[path]).read()) for name, path in PROGRAMS.items()}
 
 
 def test_convolutions_run_channels_last(solutions):

@@ -53,8 +53,6 @@ TIER2_SKIP = {
     "models/inception_module": "14 s",
     "models/efficientnet_mbconv_se": "14 s",
     "models/mobilenet_v2_inverted_residual": "13 s",
-    "fused/conv3d_softmax_two_maxpools": "14 s",
-    "fused/convtranspose3d_bn_two_avgpools": "11 s",
 }
 TIER2_ALL = sorted(set(PROGRAMS) - set(KNOWN_UNSUPPORTED) - set(TIER2_SKIP))
 

@@ -36,6 +36,21 @@ TEST(StructureSpace, CountEqualsTheNumberOfDistinctEnumeratedStructures) {
   }
 }
 
+TEST(StructureSpace, OneSpaceHoldsEveryLowerDifficulty) {
+  // Counts and draws at difficulty k of a space built for 5 are those of a space built for k.
+  const std::vector<Op> ops = {Op::Relu, Op::Add, Op::Sum, Op::Reshape, Op::Matmul};
+  StructureSpace all(space(ops, 5));
+  for (int k = 1; k <= 5; ++k) {
+    StructureSpace alone(space(ops, k));
+    EXPECT_EQ(all.count(k).to_string(), alone.count().to_string()) << "K=" << k;
+    std::mt19937_64 a(k), b(k);
+    for (int i = 0; i < 20; ++i)
+      EXPECT_EQ(structure_text(all.sample(a, k)), structure_text(alone.sample(b))) << "K=" << k;
+  }
+  EXPECT_THROW(all.count(6), std::invalid_argument);
+  EXPECT_THROW(all.count(0), std::invalid_argument);
+}
+
 // Upper quantile of the chi-square distribution (Wilson-Hilferty), for the test below.
 double chi_square_quantile(double df, double z) {
   double a = 2.0 / (9.0 * df);
