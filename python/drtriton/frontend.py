@@ -647,8 +647,8 @@ def _export_dynamic(model, inputs, decompose=()):
     """The same export with every dim of every tensor input and every parameter and buffer
     dynamic (``Dim.AUTO``) but a convolution's kernel size: dims the program forces (a batch
     of 1, a hard-coded view) come back as ints, the rest as SymInts over the input and state
-    sizes. Returns the exported
-    program and the state keys, in the order of its first user inputs."""
+    sizes. Returns the exported program and the state keys, in the order of its first user
+    inputs."""
     import torch
     import torch.utils._pytree as pytree
     from torch.export import Dim, ShapesCollection
