@@ -121,14 +121,22 @@ def import_and_convert(name, doc):
     traced = os.path.join(work, stem + ".traced.json")
     with open(traced, "w") as f:
         json.dump(doc, f)
-    r = subprocess.run([BIN, "import", traced, "-o", os.path.join(work, stem + ".ir")],
+    # Where the trace names a call that import cannot map, the program itself goes in, as a
+    # user's `drtriton import/convert PROGRAM.py` would: that traces it again through torch's
+    # decompositions of those calls (which torch versions keep whole differs).
+    source = traced
+    r = subprocess.run([BIN, "import", source, "-o", os.path.join(work, stem + ".ir")],
                        capture_output=True, text=True)
+    if r.returncode != 0:
+        source = entry["task_path"]
+        r = subprocess.run([BIN, "import", source, "-o", os.path.join(work, stem + ".ir")],
+                           capture_output=True, text=True)
     if r.returncode != 0:
         entry["error"] = last_line(r.stderr)
         return
     entry["imported"] = True
     solution = os.path.join(work, stem + "_triton.py")
-    r = subprocess.run([BIN, "convert", traced, "--no-verify", "-o", solution],
+    r = subprocess.run([BIN, "convert", source, "--no-verify", "-o", solution],
                        capture_output=True, text=True)
     if r.returncode != 0:
         entry["error"] = last_line(r.stderr)

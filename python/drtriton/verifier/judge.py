@@ -1171,16 +1171,16 @@ def judge(ctx, task_src, cand_src, options, workdir):
     taken the memory; the second verdict is the one given."""
     gate = ctx.memory
     if gate is None:
-        return _judge_once(ctx, task_src, cand_src, options, workdir)
+        return _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
     ooms = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0)
     gate.enter()
     try:
-        verdict = _judge_once(ctx, task_src, cand_src, options, workdir)
+        verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
         ran_out = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0) > ooms
         if ran_out and not verdict["passed"] and gate.mode == "shared" and not ctx.cuda_poisoned:
             gate.alone()
             ctx.requests += 1  # fresh module names for the second judgement
-            verdict = _judge_once(ctx, task_src, cand_src, options, workdir)
+            verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
             verdict["flags"].append("judged_alone_after_out_of_memory")
     finally:
         gate.leave()
@@ -1241,16 +1241,25 @@ def _judge_once(ctx, task_src, cand_src, options, workdir):
         t_cand = verdict["timing_ms"]["candidate"]["median"]
         if t_cand > 0 and t_eager > 0:
             verdict["reward"]["speed"] = max(-2.0, min(2.0, math.log(t_eager / t_cand)))
-    del j
+    seconds["cleanup"] = time.perf_counter() - t_cleanup
+    return verdict
+
+
+def _released(ctx, verdict):
+    """`verdict`, after what its judgement made is freed: called on _judge_once's result, when
+    none of its frames (whose locals still reach the judgement) is alive. What survives the
+    collection is the worker's own (imports, inductor's caches): frozen, it is no longer
+    scanned, so the next collection looks only at what the next request made (a full one
+    takes 0.2 s once torch.compile has loaded inductor). Frozen objects are still freed by
+    reference counting, but a cycle among them never is: a judgement frozen while a frame
+    still held it would keep its model and GPU tensors for the worker's life."""
+    t0 = time.perf_counter()
     gc.collect()
-    # What survives a request's collection is the worker's own (imports, inductor's caches):
-    # frozen, it is no longer scanned, so the next collection looks only at what the next
-    # request made (a full one takes 0.2 s once torch.compile has loaded inductor). Frozen
-    # objects are still freed by reference counting; only cycles among them would stay.
     gc.freeze()
     if ctx.device.type == "cuda" and not ctx.cuda_poisoned:
         torch.cuda.empty_cache()
-    seconds["cleanup"] = time.perf_counter() - t_cleanup
+    seconds = verdict["seconds"]
+    seconds["cleanup"] = seconds.get("cleanup", 0.0) + time.perf_counter() - t0
     for key in seconds:
         seconds[key] = round(seconds[key], 4)
     return verdict
