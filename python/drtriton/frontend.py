@@ -532,11 +532,17 @@ def _export(path, abspath, mod, decompose=()):
     return model, inputs, ep, literals
 
 
+def _decompositions():
+    """torch's table of its own decompositions (torch._decomp), by OpOverload."""
+    from torch._decomp import decomposition_table
+    return decomposition_table
+
+
 def _decomposition_table(targets):
     """torch's own decompositions of `targets` ("aten::glu.default"), those it has."""
     import torch
-    from torch._decomp import decomposition_table
 
+    decomposition_table = _decompositions()
     table = {}
     for target in targets:
         namespace, _, rest = target.partition("::")
@@ -1039,6 +1045,8 @@ def _build(path: str, abspath: str, model, ep, literals=()) -> dict:
         target, overload = _target_name(n.target)
         e = {"name": n.name, "target": target, "overload": overload}
         if isinstance(n.target, torch._ops.OpOverload):
+            if n.target in _decompositions():  # drtriton import may trace it again through that
+                e["decomposes"] = True
             schema = n.target._schema
             e["args"] = _schema_args(n)
             e["schema"] = str(schema)

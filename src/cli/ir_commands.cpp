@@ -184,11 +184,18 @@ std::vector<json> trace_programs(const std::vector<std::string>& paths, int proc
                             "the frontend");
 }
 
-// Calls of an ImportError that are not in `tried` yet, added to it; empty when there is none.
-std::vector<std::string> new_calls(const ImportError& e, std::set<std::string>& tried) {
+// Calls of an ImportError that torch can decompose (the frontend marks their nodes in `doc`
+// "decomposes") and that are not in `tried` yet, added to it; empty when there is none: then
+// tracing the program again cannot help.
+std::vector<std::string> new_calls(const ImportError& e, const json& doc,
+                                   std::set<std::string>& tried) {
+  std::set<std::string> decomposable;
+  for (const json& n : doc.value("nodes", json::array()))
+    if (n.value("decomposes", false))
+      decomposable.insert(n.value("target", "") + "." + n.value("overload", ""));
   std::vector<std::string> added;
   for (const std::string& c : e.calls)
-    if (tried.insert(c).second) added.push_back(c);
+    if (decomposable.count(c) && tried.insert(c).second) added.push_back(c);
   return added;
 }
 
@@ -213,12 +220,13 @@ std::vector<ImportedProgram> import_programs(const std::vector<std::string>& pat
       out[i].failure = nullptr;
       return false;
     } catch (const ImportError& e) {
+      bool again = !new_calls(e, doc, tried[i]).empty();
       if (first) {
         out[i].error = e.what();
         out[i].failure = std::current_exception();
         out[i].traced = std::move(doc);
       }
-      return !new_calls(e, tried[i]).empty();
+      return again;
     } catch (const std::exception& e) {
       if (first) out[i].error = e.what(), out[i].failure = std::current_exception();
       return false;

@@ -61,9 +61,11 @@ struct CodegenKnobs {
   int recompute_limit = 2;
   // Who computes a Linear, matmul, bmm or addmm: "triton", a Triton GEMM kernel with the
   // bias and the elementwise chain after it in its epilogue (fp32 inputs through three-pass
-  // TF32, tf32x3, more accurate than cuBLAS fp32 on an H200), or "library", cuBLAS followed
-  // by a kernel that adds the bias and reads on. A matmul of a vector stays a library call.
-  std::string gemm = "triton";
+  // TF32, tf32x3, more accurate than cuBLAS fp32 on an H200), "library", cuBLAS followed
+  // by a kernel that adds the bias and reads on, or "auto", the Triton GEMM where it was
+  // measured to be faster (large products, operands in the layout tensor cores take) and
+  // cuBLAS elsewhere. A matmul of a vector stays a library call.
+  std::string gemm = "auto";
   // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", or "channels_last"
   // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them). The logical
   // shapes stay NCHW; kernels read a channels-last buffer through its permuted strides,

@@ -86,6 +86,7 @@ class Lowering {
   std::string conv_operand(ValueId v, const std::string& format);
   std::string as_tensor(ValueId v);  // a buffer or a torch view of one, for library calls
   bool triton_gemm(const Node& n) const;
+  bool gemm_pays(const Node& n) const;
   void plan_gemm(const Node& n);
 
   // ---- emit_pointwise.cpp: a kernel's launch, and the kernel that writes a value ----

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/lowering.h"
+#include "ir/pytorch_decompose.h"
 
 namespace drtriton::codegen {
 
@@ -16,19 +17,15 @@ void Lowering::lower_graph() {
     // Free parameters and buffers: the IR spells "block.scale" as "block_scale"; find its
     // state key, and whether the module registered it as a buffer (a mask).
     std::string key = name;
-    bool buffer = false, attribute = false;
+    bool buffer = false;
     for (const StateEntry& e : options_.state) {
-      if (python_name(e.key) == name) key = e.key, buffer = e.is_buffer, attribute = e.is_attribute;
+      // A plain tensor attribute is a buffer of ModelNew's (Lowering::model_class).
+      if (python_name(e.key) == name) key = e.key, buffer = e.is_buffer || e.is_attribute;
     }
     std::string var = "p_" + python_name(key);
     param_vars_[key] = var;
-    if (attribute) {  // moved to the device once and kept there, as the reference's forward does
-      std::string path = "self." + key;
-      prologue_.push_back(var + " = " + path + " = " + path + ".to(device)");
-    } else {
-      prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" +
-                          key + "\")");
-    }
+    prologue_.push_back(var + " = self." + (buffer ? "get_buffer" : "get_parameter") + "(\"" + key +
+                        "\")");
     buffers_[v] = {var, false};
   }
   for (const Node& n : g_.nodes()) {
@@ -250,19 +247,48 @@ std::string Lowering::as_tensor(ValueId v) {
 }
 
 // A Linear, matmul, bmm or addmm that a Triton kernel computes (the `gemm` knob): floating
-// operands of two dims or more (a matmul of a vector stays a library call).
+// operands of two dims or more (a matmul of a vector stays a library call); under "auto",
+// only where that pays (gemm_pays).
 bool Lowering::triton_gemm(const Node& n) const {
-  if (options_.knobs.gemm != "triton") return false;
+  if (options_.knobs.gemm == "library") return false;
   DType dtype = g_.value(n.output).type.dtype;
   if (dtype != DType::F32 && dtype != DType::F16 && dtype != DType::BF16) return false;
+  bool matrices = false;
   switch (n.op) {
-    case Op::Linear: return g_.value(n.inputs[0]).type.rank() >= 2;
+    case Op::Linear: matrices = g_.value(n.inputs[0]).type.rank() >= 2; break;
     case Op::Matmul:
-      return g_.value(n.inputs[0]).type.rank() >= 2 && g_.value(n.inputs[1]).type.rank() >= 2;
+      matrices = g_.value(n.inputs[0]).type.rank() >= 2 && g_.value(n.inputs[1]).type.rank() >= 2;
+      break;
     case Op::Bmm:
-    case Op::Addmm: return true;
-    default: return false;
+    case Op::Addmm: matrices = true; break;
+    default: break;
   }
+  return matrices && (options_.knobs.gemm == "triton" || gemm_pays(n));
+}
+
+// Where the Triton GEMM beat cuBLAS fp32 on an H200 (docs/results/gemm_epilogue_h200.md),
+// at the traced sizes: at least 2^30 multiply-adds (1024^3 ran 1.5x faster, 784x840x506
+// 2.6x slower: small products leave SMs idle), and unless the operands are fp16, a right
+// operand stored K-contiguous (a Linear's weight, a transposed view): TF32 tensor-core
+// products take K-major operands only, and a row-major one (x @ W) ran 1.45x slower.
+// A product composed on import (nn.Bilinear's) is always a kernel: the verifier allows a
+// candidate only the library calls the reference makes.
+bool Lowering::gemm_pays(const Node& n) const {
+  if (composed_on_import(g_.value(n.output))) return true;
+  const Shape& out = g_.value(n.output).type.shape;
+  const Shape& a = g_.value(n.inputs[n.op == Op::Addmm ? 1 : 0]).type.shape;
+  double macs = static_cast<double>(a.back());
+  for (int64_t d : out) macs *= static_cast<double>(d);
+  if (macs < static_cast<double>(int64_t{1} << 30)) return false;
+  if (n.op == Op::Linear || g_.value(n.output).type.dtype == DType::F16) return true;
+  const Value& b = g_.value(n.inputs[n.op == Op::Addmm ? 2 : 1]);
+  if (b.kind != ValueKind::Node) return false;
+  const Node& view = g_.nodes()[b.node];
+  const int r = b.type.rank();
+  if (view.op == Op::Permute) return attr_ints(view.attrs, "dims")[r - 2] == r - 1;
+  if (view.op != Op::Transpose) return false;
+  int64_t d0 = attr_int(view.attrs, "dim0"), d1 = attr_int(view.attrs, "dim1");
+  return std::min(d0, d1) == r - 2 && std::max(d0, d1) == r - 1;
 }
 
 // The epilogue of a Triton GEMM: the elementwise nodes after it, of the product's shape,

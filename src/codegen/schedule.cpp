@@ -158,8 +158,8 @@ void check_knobs(const CodegenKnobs& k) {
   if (k.recompute_limit < 0)
     throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
                                 std::to_string(k.recompute_limit));
-  if (k.gemm != "triton" && k.gemm != "library")
-    throw std::invalid_argument("codegen: gemm must be triton or library, not " + k.gemm);
+  if (k.gemm != "auto" && k.gemm != "triton" && k.gemm != "library")
+    throw std::invalid_argument("codegen: gemm must be auto, triton or library, not " + k.gemm);
 }
 
 }  // namespace drtriton::codegen
@@ -175,7 +175,8 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   k.tile_elements = pick(tiles);
   k.num_warps = pick(warps);
   k.recompute_limit = pick(limits);
-  k.gemm = rng() % 2 ? "triton" : "library";
+  static const char* routes[] = {"auto", "triton", "library"};
+  k.gemm = routes[rng() % 3];
   k.layout = rng() % 2 ? "channels_last" : "nchw";
   return k;
 }
@@ -188,8 +189,9 @@ std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs
     return out;
   };
   std::vector<std::pair<std::string, std::string>> space = {
-      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"},
-      {"gemm", base.gemm == "triton" ? "library" : "triton"}};
+      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"}};
+  for (const char* route : {"triton", "library"})
+    if (base.gemm != route) space.push_back({"gemm", route});
   for (const std::string& v : halved_and_doubled(base.pointwise_block, 64, 8192))
     space.push_back({"pointwise_block", v});
   for (const std::string& v : halved_and_doubled(base.tile_elements, 1024, 65536))
@@ -215,7 +217,7 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   std::string allowed;
   if (name == "gemm") {
     changed.gemm = value;
-    allowed = "triton or library";
+    allowed = "auto, triton or library";
   }
   if (name == "layout") {
     changed.layout = value;

@@ -194,6 +194,23 @@ std::string Lowering::model_class() {
     s << "        conv.weight = nn.Parameter(conv.weight.detach().contiguous(memory_format="
       << format << "))\n";
   }
+  // A plain tensor attribute of Model.__init__ (self.h0 = torch.randn(...)) becomes a buffer
+  // outside the state_dict, so that it moves with the module: the reference's forward moves
+  // it to the input's device, but a candidate's may neither run torch's copy nor keep a
+  // moved copy on self (the verifier refuses both).
+  for (const StateEntry& e : options_.state) {
+    if (!e.is_attribute) continue;
+    size_t dot = e.key.rfind('.');
+    std::string leaf = dot == std::string::npos ? e.key : e.key.substr(dot + 1);
+    std::string owner = "self";
+    if (dot != std::string::npos) {
+      s << "        owner = self.get_submodule(\"" << e.key.substr(0, dot) << "\")\n";
+      owner = "owner";
+    }
+    s << "        value = " << owner << "." << leaf << "\n";
+    s << "        del " << owner << "." << leaf << "\n";
+    s << "        " << owner << ".register_buffer(\"" << leaf << "\", value, persistent=False)\n";
+  }
   std::vector<std::string> names;
   for (ValueId v : g_.inputs()) names.push_back(python_name(g_.value(v).name));
   s << "\n    def forward(self" << (names.empty() ? "" : ", " + join(names, ", ")) << "):\n";

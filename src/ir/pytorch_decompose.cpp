@@ -711,6 +711,10 @@ bool is_composed(const std::string& target) {
   return rules().count(target) > 0;
 }
 
+bool composed_on_import(const Value& v) {
+  return v.kind == ValueKind::Node && v.name.find("__") != std::string::npos;
+}
+
 ValueId compose_call(Graph& g, const std::string& target, const std::vector<ValueId>& inputs,
                      const std::map<std::string, json>& args, const std::string& name) {
   Composer c(g, name);

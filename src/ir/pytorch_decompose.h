@@ -27,6 +27,10 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n);
 // Is `target` ("aten::mse_loss") composed here?
 bool is_composed(const std::string& target);
 
+// Was `v` made by compose_call (a value named "<call>__<k>")? The reference made no call of
+// its own for it: a library call for it would be one the reference does not make.
+bool composed_on_import(const Value& v);
+
 // Builds the nodes of one composed call into `g` and returns the value that stands for its
 // result. `inputs` are the call's tensor arguments in schema order, `args` its other
 // arguments by schema name, `name` the traced node's name (the nodes are "<name>__<k>").

@@ -64,10 +64,13 @@ TEST(Dropout, BeforeALibraryCallAKernelWritesIt) {
 // A Triton GEMM reads its operand as an expression: the mask is drawn at the element's
 // offset in the dropout's output, the same at every read.
 TEST(Dropout, InsideATritonGemmsOperand) {
+  CodegenKnobs triton;
+  triton.gemm = "triton";
   std::string s = compile(
       "%1 = dropout(%x) {module=\"drop\", p=0.3}\n"
       "%2 = linear(%1) {module=\"fc\", in_features=16, out_features=4, bias=false}\n"
-      "return %2\n");
+      "return %2\n",
+      "f32[8,16]", triton);
   EXPECT_EQ(count(s, "@triton.jit"), 1) << s;
   EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 0), (t0 * 16 + ka))"), 1) << s;
   EXPECT_EQ(count(s, "F.linear"), 0) << s;

@@ -1,6 +1,7 @@
-// A Linear, matmul, bmm or addmm is one Triton GEMM kernel (the default `gemm` knob) whose
-// epilogue computes the bias and the elementwise chain after it, so the product never
-// reaches memory; `gemm=library` keeps cuBLAS plus a kernel that reads its result. That the
+// A Linear, matmul, bmm or addmm is one Triton GEMM kernel (`gemm=triton`; `auto`, the
+// default, where that pays) whose epilogue computes the bias and the elementwise chain after
+// it, so the product never reaches memory; `gemm=library` keeps cuBLAS plus a kernel that
+// reads its result. That the
 // kernels compute the right thing is the verifier's to judge
 // (tests/python/test_convert_gemm.py); here, only the lines that matter.
 #include <gtest/gtest.h>
@@ -73,6 +74,40 @@ return %2
   EXPECT_EQ(count(s, "F.linear(x, p_fc_weight).contiguous()"), 1) << s;
   EXPECT_EQ(count(s, "tl.dot("), 0) << s;
   EXPECT_EQ(count(s, "_gemm_blocks"), 0) << s;
+}
+
+// gemm=auto, the default: the Triton GEMM for products of 2^30 multiply-adds or more whose
+// right operand tensor cores take as stored (a Linear's weight, a transposed view); cuBLAS
+// for small products and for fp32 row-major right operands (x @ W).
+TEST(Gemm, AutoChoosesByTracedSize) {
+  auto triton_kernel = [](const std::string& text) {
+    std::string s = generate_solution(parse_graph(text), CodegenOptions{}).source;
+    return count(s, "tl.dot(a, b, acc") == 1;
+  };
+  EXPECT_TRUE(triton_kernel(R"(input %x : f32[1024,1024]
+%1 = linear(%x) {module="fc", in_features=1024, out_features=1024}
+return %1
+)"));
+  EXPECT_FALSE(triton_kernel(R"(input %x : f32[784,840]
+%1 = linear(%x) {module="fc", in_features=840, out_features=506}
+return %1
+)"));
+  EXPECT_FALSE(triton_kernel(R"(input %x : f32[2048,4096]
+input %w : f32[4096,8192]
+%1 = matmul(%x, %w)
+return %1
+)"));
+  EXPECT_TRUE(triton_kernel(R"(input %x : f32[2048,4096]
+input %w : f32[8192,4096]
+%1 = transpose(%w) {dim0=0, dim1=1}
+%2 = matmul(%x, %1)
+return %2
+)"));
+  EXPECT_TRUE(triton_kernel(R"(input %x : f16[2048,4096]
+input %w : f16[4096,8192]
+%1 = matmul(%x, %w)
+return %1
+)"));
 }
 
 // A value of the chain read past its end (here by the row sum) ends the epilogue there:

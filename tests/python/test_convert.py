@@ -54,6 +54,13 @@ def synth_judged(names):
     return sorted(set(names[::3]) | (set(names) & set(KNOWN_REJECTED)))
 
 
+def knobs(path):
+    """convert's --knob arguments from a program's `# KNOB: name=value` lines (a program of
+    convert/ that tests one route of the compiler, as `# KNOB: gemm=triton`)."""
+    return [arg for line in open(path) if line.startswith("# KNOB:")
+            for arg in ("--knob", line.split(":", 1)[1].strip())]
+
+
 def run(*args):
     return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
 
@@ -84,9 +91,9 @@ def compiled(tmp_path_factory):
     for name in synth_judged(sorted(synth)):
         programs[name] = synth[name]
     result = {}
-    jobs = [(path, work / f"{name}.traced.json", work / f"{name}_triton.py")
+    jobs = [(path, work / f"{name}.traced.json", work / f"{name}_triton.py", knobs(path))
             for name, path in programs.items()]
-    for name, (path, _, solution), (trace_error, rc, stderr) in zip(
+    for name, (path, _, solution, _), (trace_error, rc, stderr) in zip(
             programs, jobs, converted.trace_and_convert_all(BIN, jobs)):
         assert trace_error is None, f"{name}: {trace_error}"
         task = open(path).read()
@@ -97,26 +104,31 @@ def compiled(tmp_path_factory):
 def test_generated_code_checks(compiled):
     """The lines that matter, FileCheck style: the docstring of a program of
     tests/python/programs/convert/ may hold `# CHECK: text` (appears in the solution),
-    `# CHECK-NOT: text` (does not) and `# CHECK-COUNT-N: text` (exactly N times)."""
-    checked = 0
+    `# CHECK-NOT: text` (does not) and `# CHECK-COUNT-N: text` (exactly N times); `# KNOB:
+    name=value` lines set convert's knobs for it."""
+    checked, failures = 0, []
     for name, (task, sol, _) in compiled.items():
         for line in task.splitlines():
             line = line.strip()
             if not line.startswith("# CHECK"):
                 continue
             directive, _, text = line[2:].partition(": ")
-            assert sol is not None, f"{name}: did not compile"
-            if directive == "CHECK":
-                assert text in sol, f"{name}: expected {text!r} in the solution"
-            elif directive == "CHECK-NOT":
-                assert text not in sol, f"{name}: did not expect {text!r} in the solution"
+            checked += 1
+            if sol is None:
+                failures.append(f"{name}: did not compile")
+                break
+            if directive == "CHECK" and text not in sol:
+                failures.append(f"{name}: expected {text!r} in the solution")
+            elif directive == "CHECK-NOT" and text in sol:
+                failures.append(f"{name}: did not expect {text!r} in the solution")
             elif directive.startswith("CHECK-COUNT-"):
                 n = int(directive[len("CHECK-COUNT-"):])
-                assert sol.count(text) == n, f"{name}: {text!r} {sol.count(text)} times, not {n}"
-            else:
-                raise AssertionError(f"{name}: unknown directive {directive!r}")
-            checked += 1
+                if sol.count(text) != n:
+                    failures.append(f"{name}: {text!r} {sol.count(text)} times, not {n}")
+            elif directive not in ("CHECK", "CHECK-NOT"):
+                failures.append(f"{name}: unknown directive {directive!r}")
     assert checked > 0
+    assert not failures, "\n".join(failures)
 
 
 def test_every_case_compiles(compiled):

@@ -2,7 +2,8 @@
 interpreter: the GEMM programs of tests/python/programs/convert/ (gemm_*.py: Linear with and
 without bias, matmul with a residual and a broadcast batch, bmm around a softmax, addmm,
 fp16) and the linear, matmul, bmm and addmm operator cases, converted with `--knob
-gemm=triton` (the default) and, for two of them, `--knob gemm=library`, all judged by the
+gemm=triton` (at these sizes the default, auto, would choose cuBLAS) and, for two of them,
+`--knob gemm=library`, all judged by the
 verifier in one service: every check, including the varied (ragged) sizes. The interpreter
 ignores input_precision, so tf32x3's accuracy is the GPU tier's (bench/gemm_epilogue.py).
 About four minutes on 2 cores.

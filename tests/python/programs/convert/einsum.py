@@ -2,6 +2,7 @@
 letters' order. A 4-d tensor times a matrix, a batched product and attention scores. Other
 forms (three operands, a letter summed in one operand alone) are a product and a sum, one
 statistics kernel.
+# KNOB: gemm=triton
 # CHECK-NOT: torch.einsum
 # CHECK-NOT: torch.matmul(
 # CHECK-COUNT-3: tl.dot(a, b, acc

@@ -1,5 +1,6 @@
 """A Linear followed by a chain of elementwise ops with a residual: one Triton GEMM kernel,
 the bias and the whole chain in its epilogue.
+# KNOB: gemm=triton
 # CHECK-COUNT-1: def k
 # CHECK-NOT: F.linear(
 # CHECK: input_precision="tf32x3"

@@ -1,5 +1,6 @@
 """addmm (a broadcast bias plus a product) and a ReLU: the bias and the ReLU in the GEMM
 kernel's epilogue.
+# KNOB: gemm=triton
 # CHECK-COUNT-1: def k
 # CHECK-NOT: torch.mm
 """

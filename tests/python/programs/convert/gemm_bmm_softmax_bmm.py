@@ -1,6 +1,7 @@
 """Attention written out: bmm of queries and transposed keys (the transpose read inside the
 GEMM's loads), a scale, softmax (a statistics kernel), and bmm with the values, whose left
 operand is the softmax expression.
+# KNOB: gemm=triton
 # CHECK-COUNT-2: tl.dot(a, b, acc, input_precision="tf32x3")
 # CHECK-NOT: torch.bmm
 """

@@ -1,5 +1,6 @@
 """A Linear with its bias and a GELU: one Triton GEMM kernel (tf32x3 for fp32), the bias and
 the GELU in its epilogue; sizes that are not multiples of any block.
+# KNOB: gemm=triton
 # CHECK-COUNT-1: def k
 # CHECK: tl.dot(a, b, acc, input_precision="tf32x3")
 # CHECK: tl.erf(

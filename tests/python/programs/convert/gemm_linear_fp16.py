@@ -1,5 +1,6 @@
 """An fp16 Linear and a ReLU: plain tl.dot on fp16 operands into fp32, no tf32x3; the store
 rounds to fp16.
+# KNOB: gemm=triton
 # CHECK: tl.dot(a, b, acc)
 # CHECK-NOT: tf32x3
 # CHECK-NOT: F.linear

@@ -1,5 +1,6 @@
 """A Linear without bias over a 3-d input (its rows are batch x sequence), then swish, which
 reads the product twice: both in the GEMM's epilogue, the product never written.
+# KNOB: gemm=triton
 # CHECK-COUNT-1: def k
 # CHECK: tl.sigmoid((acc))
 # CHECK-NOT: p_proj_bias

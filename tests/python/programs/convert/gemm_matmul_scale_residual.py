@@ -1,5 +1,6 @@
 """A matmul, a scale and a residual add, and a batched matmul whose right operand (a matrix)
 broadcasts over the batch, then tanh: each one GEMM kernel with its chain inside.
+# KNOB: gemm=triton
 # CHECK-COUNT-2: def k
 # CHECK-NOT: torch.matmul
 """

@@ -2,7 +2,9 @@
 (self.h0 = torch.randn(...), not buffers), moved to the input's device in forward. ModelNew
 copies __init__, so it draws the same states under the same seed, and passes them to the
 layer; a solution that started from zeros would be rejected.
-# CHECK: self.h0 = self.h0.to(device)
+# CHECK: self.register_buffer("h0", value, persistent=False)
+# CHECK: p_h0 = self.get_buffer("h0")
+# CHECK-NOT: .to(device)
 # CHECK: torch.lstm(
 """
 import torch
