@@ -79,7 +79,7 @@ struct CodegenKnobs {
 CodegenKnobs draw_knobs(std::mt19937_64& rng);
 
 // The knob settings `convert --tune` measures against `base`, one knob changed each
-// ("layout", "channels_last"): the other layout and GEMM route, a smaller and a larger
+// ("layout", "channels_last"): the other layout and GEMM routes, a smaller and a larger
 // pointwise block and statistics tile, 4 and 8 warps. Settings equal to base's are left out.
 std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base);
 
