@@ -277,7 +277,10 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
     if (what == "mean") return {p.size() == 3 ? p[1] : kk.assign(p[0] + " / COLS")};
     if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
     if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
-    if (what == "logsumexp") return {kk.assign(p[0] + " + tl.log(" + p[1] + ")")};
+    if (what == "logsumexp") {  // +inf where the maximum is (its sum is NaN there), as torch's
+      return {kk.assign("tl.where(" + p[0] + " == float('inf'), " + p[0] + ", " + p[0] +
+                        " + tl.log(" + p[1] + "))")};
+    }
     if (what == "mean_rstd") {
       return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")")};
     }
