@@ -5,7 +5,9 @@ bench/programs/gemm/) is converted twice, `drtriton convert --knob gemm=library`
 `--knob gemm=triton`, and both solutions are judged on CUDA by one verifier service (one
 worker, so that no two timings share the GPU): correctness on every input set, the largest
 error against the float64 truth, and the median ms of eager PyTorch, torch.compile (timed
-once, with the triton solution), and each solution. Prints one table (markdown); a program
+once, with the triton solution), and each solution. The default route, `gemm=auto`, is
+converted too: the table says which of the two it took (its text is one of theirs) and what
+that is against eager; one that mixes them (a product each way) is judged as well. Prints one table (markdown); a program
 whose judging runs past --timeout seconds is rejected as such, and programs not started
 within --budget seconds are left out (said so under the table).
 
@@ -40,7 +42,7 @@ PROGRAMS = [
     f"{FUSED}/two_linear_sigmoid_logsumexp.py",
     f"{FUSED}/bmm_scale_softmax_bmm.py",
 ]
-KNOBS = ["library", "triton"]
+KNOBS = ["library", "triton"]  # judged; "auto" is converted too and judged only when it mixes them
 
 
 def max_error(v):
@@ -68,7 +70,8 @@ def main():
     work = tempfile.mkdtemp(prefix="drtriton-gemm-")
     rows, skipped, table = [], [], ""
     header = ["program", "correct library (max err)", "correct triton (max err)", "eager ms",
-              "compile ms", "library ms", "triton ms", "triton vs eager", "triton vs compile"]
+              "compile ms", "library ms", "triton ms", "triton vs eager", "triton vs compile",
+              "auto takes", "auto vs eager"]
     # One worker: no two timings share the GPU. The table is rewritten after each program,
     # so a run stopped at its deadline keeps what it judged.
     with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
@@ -76,8 +79,11 @@ def main():
         for program, name in within_budget(args.programs, args.budget, start, skipped):
             task = open(os.path.join(ROOT, program)).read()
             verdicts = {}
-            solutions = convert_variants(os.path.join(ROOT, program), work, "gemm", KNOBS)
-            for gemm in KNOBS:
+            solutions = convert_variants(os.path.join(ROOT, program), work, "gemm", KNOBS + ["auto"])
+            auto = solutions["auto"][0]
+            taken = next((g for g in KNOBS if auto is not None and solutions[g][0] == auto),
+                         "mixed" if auto is not None else "no solution")
+            for gemm in KNOBS + (["auto"] if taken == "mixed" else []):
                 sol, error = solutions[gemm]
                 if sol is None:
                     print(f"  convert gemm={gemm}: {error}", flush=True)
@@ -85,7 +91,7 @@ def main():
                 item = {"task": task, "candidate": sol,
                         "options": {"device": args.device, "compile": gemm == "triton"}}
                 verdicts[gemm] = service.post("/verify_batch", {"items": [item]})["verdicts"][0]
-            rows.append(row(name, verdicts))
+            rows.append(row(name, verdicts, taken))
             table = markdown_table(header, rows)
             if skipped:
                 table += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
@@ -93,8 +99,9 @@ def main():
     print(f"\ngemm_epilogue ({time.time() - start:.0f} s)\n{table}")
 
 
-def row(name, verdicts):
-    """One program's cells: each solution's verdict and time, eager's and torch.compile's."""
+def row(name, verdicts, taken):
+    """One program's cells: each solution's verdict and time, eager's and torch.compile's, and
+    the route gemm=auto took (`taken`: "library", "triton" or "mixed") with its speedup."""
     def verdict(v):
         if v is None:
             return "no solution"
@@ -107,8 +114,10 @@ def row(name, verdicts):
     t_lib = median_ms(lib, "candidate") if lib and lib.get("passed") else None
     t_tri = median_ms(tri, "candidate") if tri and tri.get("passed") else None
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
+    auto = verdicts.get("auto" if taken == "mixed" else taken)
+    t_auto = median_ms(auto, "candidate") if auto and auto.get("passed") else None
     return [name, verdict(lib), verdict(tri), fmt(eager), fmt(comp), fmt(t_lib), fmt(t_tri),
-            ratio(eager, t_tri), ratio(comp, t_tri)]
+            ratio(eager, t_tri), ratio(comp, t_tri), taken, ratio(eager, t_auto)]
 
 if __name__ == "__main__":
     main()
