@@ -7,9 +7,10 @@ worker, so that no two timings share the GPU): correctness on every input set, t
 error against the float64 truth, and the median ms of eager PyTorch, torch.compile (timed
 once, with the triton solution), and each solution. The default route, `gemm=auto`, is
 converted too: the table says which of the two it took (its text is one of theirs) and what
-that is against eager; one that mixes them (a product each way) is judged as well. Prints one table (markdown); a program
-whose judging runs past --timeout seconds is rejected as such, and programs not started
-within --budget seconds are left out (said so under the table).
+that is against eager; one that mixes them (a product each way) is judged as well. Prints
+one table (markdown); a program whose judging runs past --timeout seconds is rejected as
+such, and programs not started within --budget seconds are left out (said so under the
+table).
 
     source scripts/gpu_build.sh && python3 bench/gemm_epilogue.py --out results/gemm_epilogue.md
     (or CONV_S=0 HALF_S=0 bash scripts/gpu_compiler.sh; a CPU smoke test: --device cpu --programs SMALL.py)

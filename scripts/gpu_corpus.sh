@@ -124,13 +124,11 @@ def import_and_convert(name, doc):
     # Where the trace names a call that import cannot map, the program itself goes in, as a
     # user's `drtriton import/convert PROGRAM.py` would: that traces it again through torch's
     # decompositions of those calls (which torch versions keep whole differs).
-    source = traced
-    r = subprocess.run([BIN, "import", source, "-o", os.path.join(work, stem + ".ir")],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        source = entry["task_path"]
+    for source in (traced, entry["task_path"]):
         r = subprocess.run([BIN, "import", source, "-o", os.path.join(work, stem + ".ir")],
                            capture_output=True, text=True)
+        if r.returncode == 0:
+            break
     if r.returncode != 0:
         entry["error"] = last_line(r.stderr)
         return

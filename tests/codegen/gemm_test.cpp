@@ -1,8 +1,7 @@
 // A Linear, matmul, bmm or addmm is one Triton GEMM kernel (`gemm=triton`; `auto`, the
 // default, where that pays) whose epilogue computes the bias and the elementwise chain after
 // it, so the product never reaches memory; `gemm=library` keeps cuBLAS plus a kernel that
-// reads its result. That the
-// kernels compute the right thing is the verifier's to judge
+// reads its result. That the kernels compute the right thing is the verifier's to judge
 // (tests/python/test_convert_gemm.py); here, only the lines that matter.
 #include <gtest/gtest.h>
 
@@ -92,22 +91,20 @@ return %1
 %1 = linear(%x) {module="fc", in_features=840, out_features=506}
 return %1
 )"));
-  EXPECT_FALSE(triton_kernel(R"(input %x : f32[2048,4096]
-input %w : f32[4096,8192]
-%1 = matmul(%x, %w)
-return %1
-)"));
+  // x @ W with W row-major (N contiguous): cuBLAS in fp32, the Triton GEMM in fp16 (whose
+  // tensor-core products take either layout)
+  auto x_at_w = [](const std::string& dtype) {
+    return "input %x : " + dtype + "[2048,4096]\ninput %w : " + dtype +
+           "[4096,8192]\n%1 = matmul(%x, %w)\nreturn %1\n";
+  };
+  EXPECT_FALSE(triton_kernel(x_at_w("f32")));
   EXPECT_TRUE(triton_kernel(R"(input %x : f32[2048,4096]
 input %w : f32[8192,4096]
 %1 = transpose(%w) {dim0=0, dim1=1}
 %2 = matmul(%x, %1)
 return %2
 )"));
-  EXPECT_TRUE(triton_kernel(R"(input %x : f16[2048,4096]
-input %w : f16[4096,8192]
-%1 = matmul(%x, %w)
-return %1
-)"));
+  EXPECT_TRUE(triton_kernel(x_at_w("f16")));
 }
 
 // A value of the chain read past its end (here by the row sum) ends the epilogue there:
