@@ -92,14 +92,21 @@ WorkerIdentity identity_of(const json& ready, const std::string& device) {
   return {ready.value("device", device), ready.value("versions", json::object())};
 }
 
-// The lock files of one GPU, shared by every worker on it: PATH for timed runs, PATH.memory
-// and PATH.turnstile for its memory (python/drtriton/verifier/timing.py). Made here: a
-// sandboxed worker cannot create files outside its scratch folder. Shared by every service
-// on the machine, named by the physical GPU. Returns PATH.
+// The GPU's memory as the workers share it: this many equal parts, each a lock file.
+constexpr int kGpuMemoryParts = 16;
+
+// The lock files of one GPU, shared by every worker on it: PATH for timed runs, PATH.turnstile
+// and PATH.memory.0 .. PATH.memory.<kGpuMemoryParts - 1> for its memory
+// (python/drtriton/verifier/timing.py). Made here: a sandboxed worker cannot create files
+// outside its scratch folder. Shared by every service on the machine, named by the physical
+// GPU. Returns PATH.
 std::string gpu_lock_file(const std::string& device) {
   std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
   std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();
-  for (const std::string& file : {path, path + ".memory", path + ".turnstile"}) {
+  std::vector<std::string> files = {path, path + ".turnstile"};
+  for (int part = 0; part < kGpuMemoryParts; ++part)
+    files.push_back(path + ".memory." + std::to_string(part));
+  for (const std::string& file : files) {
     int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd >= 0) {
       ::fchmod(fd, 0666);  // whoever made it first, every service's workers may lock it
@@ -173,6 +180,7 @@ WorkerPool::WorkerPool(PoolConfig config) : config_(std::move(config)) {
                     sandboxed()};
     if (config_.devices[i].rfind("cuda", 0) == 0) {
       spec.env["DRTRITON_GPU_LOCK"] = gpu_lock_file(config_.devices[i]);
+      spec.env["DRTRITON_GPU_MEMORY_PARTS"] = std::to_string(kGpuMemoryParts);
     }
     slot->worker = std::make_unique<WorkerProcess>(std::move(spec));
     slots_.push_back(std::move(slot));

@@ -542,9 +542,10 @@ def test_integer_outputs_are_judged_exactly():
     assert 0 < err <= bound
 
 
-def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
-    """timing.MemoryGate, across processes as the workers of one GPU use it: a request going
-    alone waits until the shared ones have left, and one arriving meanwhile waits for it."""
+def test_memory_gate_shares_the_gpu_by_parts(tmp_path, monkeypatch):
+    """timing.MemoryGate, across processes as the workers of one GPU use it: a task that needs
+    two of the four parts runs beside one that holds one; a request going alone waits until
+    both have left, and one arriving meanwhile waits for it."""
     import fcntl
     import multiprocessing
     import time
@@ -552,42 +553,47 @@ def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
     from drtriton.verifier import timing
 
     base = tmp_path / "gpu.lock"
-    for suffix in ("", ".memory", ".turnstile"):
+    for suffix in ["", ".turnstile"] + [f".memory.{i}" for i in range(4)]:
         (tmp_path / f"gpu.lock{suffix}").touch()
     monkeypatch.setenv("DRTRITON_GPU_LOCK", str(base))
+    monkeypatch.setenv("DRTRITON_GPU_MEMORY_PARTS", "4")
     ctx = multiprocessing.get_context("fork")
     events = ctx.Queue()
 
-    def shared(name, hold_s):
-        gate = timing.MemoryGate(0, total_bytes=8 << 30)
+    def request(name, hold_s, peak_bytes=0, alone=False):
+        gate = timing.MemoryGate(0, total_bytes=8 << 30)  # parts of 0.85 * 2 GiB
         gate.enter()
+        if peak_bytes:
+            assert gate.need(peak_bytes) == 2 and len(gate.held) == 2
+        if alone:
+            gate.alone()
+            assert gate.holds_all
         events.put((time.monotonic(), name, "in"))
         time.sleep(hold_s)
         events.put((time.monotonic(), name, "out"))
         gate.leave()
 
-    def alone():
-        gate = timing.MemoryGate(0, total_bytes=8 << 30)
-        assert gate.large(2 << 30) and not gate.large(512 << 20)
-        gate.enter()
-        gate.alone()
-        events.put((time.monotonic(), "large", "in"))
-        time.sleep(0.5)
-        events.put((time.monotonic(), "large", "out"))
-        gate.leave()
+    gate = timing.MemoryGate(0, total_bytes=8 << 30)
+    assert [gate.parts_for(b) for b in (0, 512 << 20, 3 << 30, 100 << 30)] == [1, 1, 2, 4]
 
-    first = ctx.Process(target=shared, args=("first", 1.0))
-    first.start()
+    def start(*args, **kwargs):
+        p = ctx.Process(target=request, args=args, kwargs=kwargs)
+        p.start()
+        return p
+
+    first = start("first", 1.5)
     assert events.get(timeout=10)[1:] == ("first", "in")
-    large = ctx.Process(target=alone)
-    large.start()
-    # Start `late` only once the large request holds the turnstile (waiting for `first`) or
-    # the gate itself: a fixed sleep lost that race on a busy machine.
+    mid = start("mid", 0.2, peak_bytes=3 << 30)  # two parts: fits beside `first`
+    assert events.get(timeout=10)[1:] == ("mid", "in")
+    large = start("large", 0.5, alone=True)
+    # Start `late` only once the large request holds the turnstile (waiting for the others):
+    # a fixed sleep lost that race on a busy machine.
 
-    def held(path, mode):
-        fd = os.open(path, os.O_RDONLY)
+    def turnstile_closed():
+        fd = os.open(f"{base}.turnstile", os.O_RDONLY)
         try:
-            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
             return False
         except BlockingIOError:
             return True
@@ -595,15 +601,15 @@ def test_memory_gate_lets_a_large_request_run_alone(tmp_path, monkeypatch):
             os.close(fd)
 
     deadline = time.monotonic() + 10
-    while not (held(f"{base}.turnstile", fcntl.LOCK_EX) or held(f"{base}.memory", fcntl.LOCK_SH)):
+    while not turnstile_closed():
         assert time.monotonic() < deadline, "the large request never closed the turnstile"
         time.sleep(0.01)
-    late = ctx.Process(target=shared, args=("late", 0.1))
-    late.start()
+    late = start("late", 0.1)
     # Ordered by the moment each happened: a Queue's feeder threads may deliver the events
     # of different processes out of order.
-    order = [event[1:] for event in sorted(events.get(timeout=10) for _ in range(5))]
-    for p in (first, large, late):
+    order = [event[1:] for event in sorted(events.get(timeout=10) for _ in range(6))]
+    for p in (first, mid, large, late):
         p.join(10)
         assert p.exitcode == 0
-    assert order == [("first", "out"), ("large", "in"), ("large", "out"), ("late", "in"), ("late", "out")]
+    assert order == [("mid", "out"), ("first", "out"), ("large", "in"), ("large", "out"),
+                     ("late", "in"), ("late", "out")]

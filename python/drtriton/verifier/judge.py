@@ -446,7 +446,7 @@ class _Judgement:
         digest = task_cache.state_digest(self.state) if key else None
         if entry and (entry.shrunk != self.v["checks"]["inputs_shrunk"] or entry.state_digest != digest):
             entry = None  # this request built another task (its shrink, or a nondeterministic init)
-        self.go_alone_if_large()
+        self.reserve_memory()
         self.model = self.model.to(self.device)
         self.task_get_inputs, self.task_sizes = self.task.get_inputs, inputs_mod.size_constants(self.task)
         seeds = [self.base_seed + 1 + i for i in range(len(inputs_mod.DISTRIBUTIONS))]
@@ -492,10 +492,11 @@ class _Judgement:
         if changed:
             raise inputs_mod.InputsChanged(f"candidate changed {', '.join(changed)} at run time")
 
-    def go_alone_if_large(self):
-        """A task whose judging may take more than a worker's share of the GPU's memory
-        (about PEAK_PER_INPUT_BYTE times its inputs, float64 copies and comparisons
-        included, plus its state and the float64 copy of it) is judged alone on the GPU."""
+    def reserve_memory(self):
+        """Hold the share of the GPU's memory that judging this task may take (about
+        PEAK_PER_INPUT_BYTE times its inputs, float64 copies and comparisons included, plus
+        its state and the float64 copy of it), waiting for it (timing.MemoryGate); a task
+        that needs the whole GPU is judged alone."""
         gate = self.ctx.memory
         if gate is None:
             return
@@ -504,8 +505,9 @@ class _Judgement:
         except Exception:
             return  # get_inputs() fails: the sets' draw says so
         state = inputs_mod.nbytes(list(self.state.values()))
-        if gate.large(PEAK_PER_INPUT_BYTE * inputs + 3 * state):
-            gate.alone()
+        parts = gate.need(PEAK_PER_INPUT_BYTE * inputs + 3 * state)
+        self.v["checks"]["gpu_memory_parts"] = f"{parts}/{len(gate.parts)}"
+        if parts == len(gate.parts):  # not a second judgement after running out of memory
             self.flag("judged_alone")
 
     def prepare(self, key, digest):
@@ -1177,7 +1179,7 @@ def judge(ctx, task_src, cand_src, options, workdir):
     try:
         verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
         ran_out = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0) > ooms
-        if ran_out and not verdict["passed"] and gate.mode == "shared" and not ctx.cuda_poisoned:
+        if ran_out and not verdict["passed"] and not gate.holds_all and not ctx.cuda_poisoned:
             gate.alone()
             ctx.requests += 1  # fresh module names for the second judgement
             verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))

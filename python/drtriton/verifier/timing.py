@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import math
 import os
 import time
 
@@ -241,15 +242,24 @@ class GpuLock:
 
 
 class MemoryGate:
-    """The GPU's memory, shared by every worker on it (8 by default). A request holds the
-    gate shared while it is judged; a request whose task is large (`large`: its estimated
-    peak over a worker's share, SHARE of the GPU) holds it exclusively and runs alone, and
-    a request that ran out of memory is judged again alone (judge.judge). A request going
-    alone first closes the turnstile that every request passes on its way in, so that the
-    requests arriving meanwhile cannot keep it waiting for ever. The lock files are the
-    service's, next to the timing lock (DRTRITON_GPU_LOCK + ".memory", ".turnstile")."""
+    """The GPU's memory, shared by every worker on it (8 by default), in PARTS equal parts:
+    the service's lock files PATH.memory.0 .. PATH.memory.<PARTS - 1>, next to the timing
+    lock; a request holds a part by holding its file's flock. A request holds one part from
+    the start (`enter`), then, once its task is known, as many as its estimated peak needs
+    (`need`); a request that ran out of memory is judged again holding them all (`alone`).
+    A large task thus shares the GPU with as many others as fit beside it: going alone only
+    when it needs the whole GPU kept every other worker idle while it ran.
 
-    SHARE = 1 / 8
+    A request that needs more parts first lets go of those it holds, then closes the
+    turnstile that every request passes on its way in and waits for its parts, so the
+    requests arriving meanwhile cannot keep it waiting for ever; parts are taken all or
+    none at each try, so no request ever waits holding one (no deadlock). Of the GPU's
+    memory, BUDGET is shared out: the rest is for the workers' CUDA contexts and library
+    workspaces, which no estimate counts."""
+
+    BUDGET = 0.85
+    DEFAULT_PARTS = 16  # src/eval/worker_pool.cpp's kGpuMemoryParts, for a worker started by hand
+    POLL_S = 0.02
 
     def __init__(self, index, total_bytes=None):
         base = os.environ.get("DRTRITON_GPU_LOCK")
@@ -258,33 +268,61 @@ class MemoryGate:
         else:  # a worker started by hand (verifier/client.py): the service's names
             base = f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock"
             open_lock = lambda path: os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)  # noqa: E731
-        self.gate = open_lock(base + ".memory")
+        count = int(os.environ.get("DRTRITON_GPU_MEMORY_PARTS", self.DEFAULT_PARTS))
+        self.parts = [open_lock(f"{base}.memory.{i}") for i in range(count)]
         self.turnstile = open_lock(base + ".turnstile")
-        self.total = total_bytes or torch.cuda.get_device_properties(index).total_memory
-        self.mode = None  # None, "shared" or "alone"
+        total = total_bytes or torch.cuda.get_device_properties(index).total_memory
+        self.part_bytes = self.BUDGET * total / count
+        self.held = []  # the parts this request holds (indices into self.parts)
 
-    def large(self, peak_bytes):
-        return peak_bytes > self.SHARE * self.total
+    def parts_for(self, peak_bytes):
+        return min(len(self.parts), max(1, math.ceil(peak_bytes / self.part_bytes)))
+
+    @property
+    def holds_all(self):
+        return len(self.held) == len(self.parts)
 
     def enter(self):
         fcntl.flock(self.turnstile, fcntl.LOCK_EX)
         fcntl.flock(self.turnstile, fcntl.LOCK_UN)
-        fcntl.flock(self.gate, fcntl.LOCK_SH)
-        self.mode = "shared"
+        self._take(1)
+
+    def need(self, peak_bytes):
+        """Hold enough parts for a peak of `peak_bytes` (waiting for them); returns how many."""
+        wanted = self.parts_for(peak_bytes)
+        if wanted > len(self.held):
+            self._grow(wanted)
+        return wanted
 
     def alone(self):
-        """Exclusive from now on. The shared hold is let go first: waiting for the turnstile
-        while holding it could deadlock with a request that waits, turnstile closed, for it."""
-        if self.mode == "alone":
-            return
-        fcntl.flock(self.gate, fcntl.LOCK_UN)
+        """Every part from now on."""
+        if not self.holds_all:
+            self._grow(len(self.parts))
+
+    def _grow(self, wanted):
+        self.leave()
         fcntl.flock(self.turnstile, fcntl.LOCK_EX)
         try:
-            fcntl.flock(self.gate, fcntl.LOCK_EX)
+            self._take(wanted)
         finally:
             fcntl.flock(self.turnstile, fcntl.LOCK_UN)
-        self.mode = "alone"
+
+    def _take(self, wanted):
+        while True:
+            for i, fd in enumerate(self.parts):
+                if len(self.held) == wanted:
+                    return
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    self.held.append(i)
+                except BlockingIOError:
+                    pass
+            if len(self.held) == wanted:
+                return
+            self.leave()  # all or none: never wait holding a part
+            time.sleep(self.POLL_S)
 
     def leave(self):
-        fcntl.flock(self.gate, fcntl.LOCK_UN)
-        self.mode = None
+        for i in self.held:
+            fcntl.flock(self.parts[i], fcntl.LOCK_UN)
+        self.held = []
