@@ -14,8 +14,10 @@
 # CORPUS_INFLIGHT (default 6) how many requests are out at once (the service has 8 workers a
 # GPU: 24 solutions queued keep all of them busy past a slow one). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
 # CORPUS_LIMIT=N takes the first N programs of each folder. CORPUS_WARM=1 then judges every
-# solution once more (a comment added: the verdict cache misses, the workers' task and Triton
-# caches hit) and prints the verifier's warm throughput beside the cold one.
+# solution once more (a comment added first: the verdict cache and Triton's miss, a worker's
+# task cache hits where it still holds the task) and prints the verifier's warm throughput
+# beside the cold one. The GPU memory each judgement reserved is printed against the memory
+# gate's estimate.
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -177,9 +179,11 @@ def task_and_solution(name):
 
 
 def verify_chunk(service, chunk, warm=False):
-    """Judge a chunk; `warm`: the same solutions again, each with a comment added, so the
-    verdict cache misses but each worker's task cache and Triton cache hit (the second
-    candidate of a task, as search and RL send them)."""
+    """Judge a chunk; `warm`: the same solutions again, each with a comment added first, so
+    the verdict cache misses and, every kernel starting a line later, so does Triton's (its
+    cache key holds the kernel's line), while a worker's task cache still holds the task
+    (inputs, references, timings): a new candidate of a known task, as search and RL send
+    them."""
     if time.time() > DEADLINE:
         if not warm:
             for name in chunk:
@@ -189,7 +193,7 @@ def verify_chunk(service, chunk, warm=False):
     for name in chunk:
         task, solution = task_and_solution(name)
         if warm:
-            solution += "\n# the same solution, judged again (warm)\n"
+            solution = "# the same solution, judged again (warm)\n" + solution
         items.append({"task": task, "candidate": solution,
                       "options": {"device": DEVICE, "compile": False, "seed": 7}})
     try:
@@ -207,6 +211,7 @@ def verify_chunk(service, chunk, warm=False):
             programs[name]["verdict"] = {k: v.get(k) for k in (
                 "passed", "failed_stage", "reason", "kernelbench_native", "speedup_eager",
                 "speedup_compile", "timing_ms", "flags", "seconds")}
+            programs[name]["verdict"]["gpu_memory"] = (v.get("checks") or {}).get("gpu_memory")
             status = "accepted" if v.get("passed") else f"rejected at {v.get('failed_stage')}: {v.get('reason')}"
             sp = v.get("speedup_eager")
             print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
@@ -268,6 +273,18 @@ report["throughput"] = {"verdicts": verified, "per_minute": round(60 * verified 
 save()
 print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['throughput']['per_minute']} a minute; "
       "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items()))
+# The memory gate's estimate against the most the judging worker reserved (checks.gpu_memory).
+memory = [(name, m) for name, e in programs.items()
+          if (m := (e["verdict"] or {}).get("gpu_memory")) and m.get("peak_bytes") and m.get("input_bytes")]
+if memory:
+    over = sorted(((m["peak_bytes"] / m["estimate_bytes"], name, m) for name, m in memory), reverse=True)
+    report["memory"] = {"judged": len(memory), "over_estimate": sum(r > 1 for r, _, _ in over),
+                        "largest_peak_per_input_byte": round(max(m["peak_bytes"] / m["input_bytes"] for _, m in memory), 1)}
+    save()
+    print(f"\nGPU memory: {report['memory']['over_estimate']} of {len(memory)} judgements reserved more than "
+          f"the gate's estimate; the most per input byte {report['memory']['largest_peak_per_input_byte']}; "
+          "the largest over it (peak / estimate, input GB): " + ", ".join(
+              f"{name} {r:.2f} ({m['input_bytes'] / 1e9:.2f})" for r, name, m in over[:6] if r > 1))
 warm = [e["warm"] for e in programs.values() if e.get("warm")]
 if warm:
     same = sum(w["passed"] == (e["verdict"] or {}).get("passed") for e in programs.values() if (w := e.get("warm")))

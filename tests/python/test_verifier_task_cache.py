@@ -57,8 +57,8 @@ def judge(worker, case, candidate=None, **options):
 
 
 def judgement(v):
-    """A verdict without what is measured (timings) or drawn at random per request (which
-    timed runs are checked, on which values)."""
+    """A verdict without what is measured (timings, GPU memory) or drawn at random per
+    request (which timed runs are checked, on which values)."""
     v = {k: x for k, x in v.items() if k not in (
         "timing_ms", "speedup_eager", "speedup_compile", "own_kernel_share", "seconds",
         "reference_timing", "worker_wall_s")}
@@ -66,7 +66,7 @@ def judgement(v):
     v["flags"] = sorted(f for f in v["flags"] if f not in (
         "reference_timing_reused", "reference_timing_mismatch", "speedup_over_10x",
         "static_skipped_for_test", "static_checks_skipped"))
-    v["checks"] = {k: x for k, x in v["checks"].items() if k not in ("task_cache", "timed_runs_checked")}
+    v["checks"] = {k: x for k, x in v["checks"].items() if k not in ("task_cache", "timed_runs_checked", "gpu_memory")}
     v["err"] = [e for e in v["err"] if e["dist"] != "fresh values"]
     return v
 

@@ -505,8 +505,10 @@ class _Judgement:
         except Exception:
             return  # get_inputs() fails: the sets' draw says so
         state = inputs_mod.nbytes(list(self.state.values()))
-        parts = gate.need(PEAK_PER_INPUT_BYTE * inputs + 3 * state)
-        self.v["checks"]["gpu_memory_parts"] = f"{parts}/{len(gate.parts)}"
+        estimate = PEAK_PER_INPUT_BYTE * inputs + 3 * state
+        parts = gate.need(estimate)
+        self.v["checks"]["gpu_memory"] = {"input_bytes": inputs, "estimate_bytes": estimate,
+                                          "parts": f"{parts}/{len(gate.parts)}"}
         if parts == len(gate.parts):  # not a second judgement after running out of memory
             self.flag("judged_alone")
 
@@ -1177,15 +1179,26 @@ def judge(ctx, task_src, cand_src, options, workdir):
     ooms = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0)
     gate.enter()
     try:
-        verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
+        verdict = _judged_on_gpu(ctx, task_src, cand_src, options, workdir)
         ran_out = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0) > ooms
         if ran_out and not verdict["passed"] and not gate.holds_all and not ctx.cuda_poisoned:
             gate.alone()
             ctx.requests += 1  # fresh module names for the second judgement
-            verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
+            verdict = _judged_on_gpu(ctx, task_src, cand_src, options, workdir)
             verdict["flags"].append("judged_alone_after_out_of_memory")
     finally:
         gate.leave()
+    return verdict
+
+
+def _judged_on_gpu(ctx, task_src, cand_src, options, workdir):
+    """One judgement with the most GPU memory its process reserved meanwhile: what the memory
+    gate's estimate (checks.gpu_memory) is to be measured against."""
+    if not ctx.cuda_poisoned:
+        torch.cuda.reset_peak_memory_stats(ctx.device)
+    verdict = _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
+    if not ctx.cuda_poisoned:
+        verdict["checks"].setdefault("gpu_memory", {})["peak_bytes"] = torch.cuda.max_memory_reserved(ctx.device)
     return verdict
 
 
