@@ -24,7 +24,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from knob_variants import (convert_variants, fmt, geomean, markdown_table,  # noqa: E402 (bench/)
-                           median_ms, within_budget, write_text)
+                           median_ms, with_skipped, within_budget, write_text)
 LAYOUTS = ("nchw", "channels_last")
 
 
@@ -88,8 +88,7 @@ def main():
             summary = (f"geometric mean vs torch.compile over {len(ratios['nchw'])} programs both "
                        f"passed: nchw {geomean(ratios['nchw']):.3f}x, channels_last "
                        f"{geomean(ratios['channels_last']):.3f}x ({time.time() - start:.0f} s in all)")
-            if skipped:
-                summary += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
+            summary = with_skipped(summary, skipped, args.budget)
             table = markdown_table(header, rows)
             write_text(args.out, table + "\n\n" + summary + "\n")
     print(f"\nconv_layout\n{table}\n\n{summary}")

@@ -23,8 +23,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import (convert_variants, fmt, markdown_table, median_ms,  # noqa: E402 (bench/)
-                           within_budget, write_text)
+from knob_variants import (convert_variants, fmt, judging_options, markdown_table,  # noqa: E402
+                           median_ms, with_skipped, within_budget, write_text)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 FUSED = "tests/programs/real/fused"
 # The GEMM programs, from large to small (where the Triton GEMM's tiles may leave SMs idle
@@ -55,15 +55,9 @@ def max_error(v):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
     parser.add_argument("--programs", nargs="*", default=PROGRAMS,
                         help="program paths (default: the GEMM programs listed in this script)")
-    parser.add_argument("--timeout", type=float, default=60,
-                        help="seconds one solution's judging may take (default 60)")
-    parser.add_argument("--budget", type=float, default=180,
-                        help="start no program after this many seconds (default 180)")
-    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
-                        help="cpu: a smoke test in Triton's interpreter (default cuda)")
+    judging_options(parser, timeout_s=60, budget_s=180)
     args = parser.parse_args()
     from drtriton.service_client import Service
 
@@ -93,9 +87,7 @@ def main():
                         "options": {"device": args.device, "compile": gemm == "triton"}}
                 verdicts[gemm] = service.post("/verify_batch", {"items": [item]})["verdicts"][0]
             rows.append(row(name, verdicts, taken))
-            table = markdown_table(header, rows)
-            if skipped:
-                table += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
+            table = with_skipped(markdown_table(header, rows), skipped, args.budget)
             write_text(args.out, table + "\n")
     print(f"\ngemm_epilogue ({time.time() - start:.0f} s)\n{table}")
 

@@ -1,7 +1,8 @@
 """One program's solutions under several values of one codegen knob, traced once, for the
-GPU benchmarks that compare a knob's values (gemm_epilogue.py, conv_layout.py). Tracing
-(torch.export, in a fresh Python each time) was most of a `drtriton convert`'s 11 s on the
-device machine; `drtriton convert` takes the traced JSON as well as the program."""
+GPU benchmarks that compare a knob's values (gemm_epilogue.py, gemm_tiles.py,
+conv_layout.py). Tracing (torch.export, in a fresh Python each time) was most of a
+`drtriton convert`'s 11 s on the device machine; `drtriton convert` takes the traced JSON as
+well as the program."""
 import math
 import os
 import subprocess
@@ -12,9 +13,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 
 
-def convert_variants(program, work, knob, values):
+def convert_variants(program, work, knob, values, fixed=()):
     """{value: (solution source, "") or (None, the error's last line)}, the solutions
-    written to WORK/NAME_VALUE.py."""
+    written to WORK/NAME_VALUE.py; `fixed`: other knobs ("NAME=VALUE") every variant takes."""
     from drtriton import frontend
     stem = os.path.join(work, os.path.basename(program)[:-3])
     traced = stem + ".traced.json"
@@ -27,8 +28,9 @@ def convert_variants(program, work, knob, values):
     solutions = {}
     for value in values:
         out = f"{stem}_{value}.py"
-        r = subprocess.run([BIN, "convert", traced, "--no-verify", "--knob", f"{knob}={value}",
-                            "-o", out], capture_output=True, text=True, cwd=ROOT)
+        knobs = [arg for k in (f"{knob}={value}", *fixed) for arg in ("--knob", k)]
+        r = subprocess.run([BIN, "convert", traced, "--no-verify", *knobs, "-o", out],
+                           capture_output=True, text=True, cwd=ROOT)
         if r.returncode != 0:
             solutions[value] = (None, (r.stderr.strip().splitlines() or ["?"])[-1])
         else:
@@ -77,3 +79,22 @@ def within_budget(paths, budget_s, start, skipped):
             continue
         print(f"== {name} ({time.time() - start:.0f} s)", file=sys.stderr, flush=True)
         yield path, name
+
+
+def judging_options(parser, timeout_s, budget_s):
+    """The options of a benchmark that judges solutions on one verifier worker: --out,
+    --timeout, --budget and --device."""
+    parser.add_argument("--out", default=None, help="also write the table (markdown) here")
+    parser.add_argument("--timeout", type=float, default=timeout_s,
+                        help=f"seconds one solution's judging may take (default {timeout_s:g})")
+    parser.add_argument("--budget", type=float, default=budget_s,
+                        help=f"start no program after this many seconds (default {budget_s:g})")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                        help="cpu: a smoke test in Triton's interpreter (default cuda)")
+
+
+def with_skipped(table, skipped, budget_s):
+    """`table`, and under it the programs a budget left out (within_budget's `skipped`)."""
+    if not skipped:
+        return table
+    return table + f"\n\nNot run (past the {budget_s:.0f} s budget): {', '.join(skipped)}"

@@ -24,7 +24,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from knob_variants import (fmt, geomean, markdown_table, median_ms,  # noqa: E402 (bench/)
-                           within_budget, write_text)
+                           with_skipped, within_budget, write_text)
 BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 ROW = re.compile(r"^  (\S.*?)\s+([\d.]+) ms(  <- chosen)?$", re.M)
 
@@ -84,8 +84,7 @@ def main():
         table += (f"\n\ngeometric mean vs torch.compile over {len(ratios['tuned'])} programs: "
                   f"default knobs {geomean(ratios['default']):.3f}x, tuned "
                   f"{geomean(ratios['tuned']):.3f}x ({time.time() - start:.0f} s in all)")
-        if skipped:
-            table += f"\n\nNot run (past the {args.budget:.0f} s budget): {', '.join(skipped)}"
+        table = with_skipped(table, skipped, args.budget)
         write_text(args.out, table + "\n")
     print(f"\ntune\n{table}")
 

@@ -6,10 +6,14 @@
 #   3. tests/python/test_convert_half.py on CUDA: every operator case in fp16 and bf16,
 #   4. bench/tune.py: `convert --tune` against the default knobs, and its cold and warm cost
 #      (off unless TUNE_S is set),
+#   5. bench/gemm_tiles.py: the Triton GEMM under several tiles (--knob gemm_tile; off unless
+#      TILES_S is set),
 # each table (markdown) in $OUT and printed last.
-#   there: bash scripts/gpu_compiler.sh     (carry .deps; GEMM_S, CONV_S, HALF_S, TUNE_S: the
-#          parts' seconds, 0 skips a part; CONV_ARGS, TUNE_ARGS: bench/conv_layout.py's and
-#          bench/tune.py's options, e.g. --limit 12)
+#   there: bash scripts/gpu_compiler.sh     (carry .deps; GEMM_S, CONV_S, HALF_S, TUNE_S,
+#          TILES_S: the parts' seconds, 0 skips a part; CONV_ARGS, TUNE_ARGS, TILES_ARGS:
+#          bench/conv_layout.py's, bench/tune.py's and bench/gemm_tiles.py's options, e.g.
+#          --limit 12)
+#          GEMM_S=0 CONV_S=0 HALF_S=0 TILES_S=400 bash scripts/gpu_compiler.sh   (the tiles alone)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu_build.sh
@@ -35,7 +39,12 @@ if [ "${TUNE_S:-0}" != 0 ]; then
   timeout "$TUNE_S" python3 bench/tune.py --budget $(( TUNE_S * 2 / 3 )) --out "$OUT/tune.md" \
     ${TUNE_ARGS:-} > "$OUT/tune.log" 2>&1
 fi
-for f in gemm_epilogue conv_layout tune; do
+if [ "${TILES_S:-0}" != 0 ]; then
+  echo "== bench/gemm_tiles.py (${TILES_S} s)"
+  timeout "$TILES_S" python3 bench/gemm_tiles.py --budget $(( TILES_S * 2 / 3 )) --out "$OUT/gemm_tiles.md" \
+    ${TILES_ARGS:-} > "$OUT/gemm_tiles.log" 2>&1
+fi
+for f in gemm_epilogue conv_layout tune gemm_tiles; do
   if [ -f "$OUT/$f.md" ]; then echo "== $f"; cat "$OUT/$f.md"
   elif [ -f "$OUT/$f.log" ]; then echo "== $f (no table)"; tail -15 "$OUT/$f.log"; fi
 done

@@ -168,8 +168,9 @@ void add_knob_option(CLI::App& command, CodegenKnobs& knobs) {
         }
       },
       "A codegen knob, NAME=VALUE, repeatable: gemm=auto|triton|library (who computes Linear and "
-      "matmul), layout=nchw|channels_last (of convolutions), pointwise_block, tile_elements, "
-      "num_warps, recompute_limit (docs/cli.md)");
+      "matmul), gemm_tile=auto|MxNxK (a Triton GEMM's largest tile), layout=nchw|channels_last "
+      "(of convolutions), pointwise_block, tile_elements, num_warps, recompute_limit "
+      "(docs/cli.md)");
 }
 
 namespace {

@@ -170,6 +170,7 @@ json knobs_json(const CodegenKnobs& k) {
           {"num_warps", k.num_warps},
           {"recompute_limit", k.recompute_limit},
           {"gemm", k.gemm},
+          {"gemm_tile", k.gemm_tile},
           {"layout", k.layout}};
 }
 

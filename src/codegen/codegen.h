@@ -66,6 +66,11 @@ struct CodegenKnobs {
   // measured to be faster (large products, operands in the layout tensor cores take) and
   // cuBLAS elsewhere. A matmul of a vector stays a library call.
   std::string gemm = "auto";
+  // The largest tile of a Triton GEMM, "MxNxK" (M and N powers of two in 16..256, K in
+  // 16..128), or "auto": 128 x 128 with K steps of 32 fp32 or 64 fp16 elements. Either way a
+  // product too small to fill the GPU takes smaller tiles, and the pipeline's stages are
+  // fitted to shared memory.
+  std::string gemm_tile = "auto";
   // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", or "channels_last"
   // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them). The logical
   // shapes stay NCHW; kernels read a channels-last buffer through its permuted strides,

@@ -2,6 +2,7 @@
 #include "codegen/schedule.h"
 
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "codegen/kernel.h"
@@ -110,18 +111,33 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    block_m = min(64, max(16, triton.next_power_of_2(rows)))\n"
            "    block_n = min(32, max(16, triton.next_power_of_2(keys)))\n"
            "    return block_m, block_n, block_d, block_dv\n";
-  if (name == "_gemm_blocks")
+  if (name == "_gemm_blocks") {
+    // gemm_tile's caps; "auto" keeps the helper's text as it always was
+    GemmTile tile = gemm_tile_caps(knobs.gemm_tile).value();
+    std::string m = std::to_string(tile.m), n = std::to_string(tile.n);
+    std::string k_steps = tile.k ? "K steps of " + std::to_string(tile.k) + " elements"
+                                 : "K steps of 32 fp32 or 64 fp16 elements";
+    std::string k_cap = tile.k ? std::to_string(tile.k) : "64 if itemsize == 2 else 32";
     return "def _gemm_blocks(m, n, k, batch, itemsize, extra_a=0, extra_b=0):\n"
-           "    \"\"\"Tiles of a GEMM kernel: 128 x 128 (8 warps) when that gives the GPU enough "
-           "programs, else\n    smaller, 16 at least (tl.dot's smallest); K steps of 32 fp32 or "
-           "64 fp16 elements. Triton keeps\n    each load of the K loop in shared memory once per "
+           "    \"\"\"Tiles of a GEMM kernel: " +
+           m + " x " + n +
+           " (8 warps) when that gives the GPU enough programs, else\n    smaller, 16 at least "
+           "(tl.dot's smallest); " +
+           k_steps +
+           ". Triton keeps\n    each load of the K loop in shared memory once per "
            "stage: extra loads (an operand that\n    is an expression) take stages away, then "
            "halve the tile, until all fit 160 KB.\"\"\"\n"
-           "    block_m = min(128, max(16, triton.next_power_of_2(m)))\n"
-           "    block_n = min(128, max(16, triton.next_power_of_2(n)))\n"
+           "    block_m = min(" +
+           m +
+           ", max(16, triton.next_power_of_2(m)))\n"
+           "    block_n = min(" +
+           n +
+           ", max(16, triton.next_power_of_2(n)))\n"
            "    if batch * triton.cdiv(m, block_m) * triton.cdiv(n, block_n) < 128:\n"
            "        block_m, block_n = min(block_m, 64), min(block_n, 64)\n"
-           "    block_k = min(64 if itemsize == 2 else 32, max(16, triton.next_power_of_2(k)))\n"
+           "    block_k = min(" +
+           k_cap +
+           ", max(16, triton.next_power_of_2(k)))\n"
            "    stages = 3 if itemsize == 4 else 4\n"
            "    smem = lambda bm, bn, s: s * block_k * ((bm + bn) * itemsize + (extra_a * bm + "
            "extra_b * bn) * 4)\n"
@@ -133,6 +149,7 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "block_n // 2)\n"
            "    warps = 8 if block_m * block_n >= 128 * 128 else 4\n"
            "    return block_m, block_n, block_k, 8, warps, stages\n";
+  }
   throw std::logic_error("codegen: no launch helper " + name);
 }
 
@@ -160,6 +177,26 @@ void check_knobs(const CodegenKnobs& k) {
                                 std::to_string(k.recompute_limit));
   if (k.gemm != "auto" && k.gemm != "triton" && k.gemm != "library")
     throw std::invalid_argument("codegen: gemm must be auto, triton or library, not " + k.gemm);
+  if (!gemm_tile_caps(k.gemm_tile))
+    throw std::invalid_argument(
+        "codegen: gemm_tile must be auto or MxNxK (M, N powers of two "
+        "in 16..256, K in 16..128), not " +
+        k.gemm_tile);
+}
+
+std::optional<GemmTile> gemm_tile_caps(const std::string& tile) {
+  if (tile == "auto") return GemmTile{128, 128, 0};
+  int m = 0, n = 0, k = 0;
+  char x1 = 0, x2 = 0;
+  std::istringstream in(tile);
+  if (!(in >> m >> x1 >> n >> x2 >> k) || x1 != 'x' || x2 != 'x' || in.peek() != EOF)
+    return std::nullopt;
+  auto power_of_two = [](int v, int lo, int hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+  };
+  if (!power_of_two(m, 16, 256) || !power_of_two(n, 16, 256) || !power_of_two(k, 16, 128))
+    return std::nullopt;
+  return GemmTile{m, n, k};
 }
 
 }  // namespace drtriton::codegen
@@ -223,6 +260,10 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
     changed.layout = value;
     allowed = "nchw or channels_last";
   }
+  if (name == "gemm_tile") {
+    changed.gemm_tile = value;
+    allowed = "auto or MxNxK (M, N powers of two in 16..256, K in 16..128)";
+  }
   for (const IntKnob& knob : ints) {
     if (name != knob.name) continue;
     allowed = knob.values;
@@ -238,7 +279,7 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   if (allowed.empty()) {
     throw std::invalid_argument("no knob " + name +
                                 "; the knobs are pointwise_block, tile_elements, num_warps, "
-                                "recompute_limit, gemm, layout");
+                                "recompute_limit, gemm, gemm_tile, layout");
   }
   try {
     codegen::check_knobs(changed);

@@ -5,6 +5,7 @@
 // launch_helper gives that helper's source. The knobs of codegen.h set the defaults.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ std::string gemm_blocks_line(const std::string& m, const std::string& n, const s
                              const std::string& batch, int itemsize, int extra_a = 0,
                              int extra_b = 0);
 std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs);
+// The gemm_tile knob's caps on a GEMM tile; k is 0 for "auto" (by element size); nullopt for
+// a value out of its range (codegen.h).
+struct GemmTile {
+  int m, n, k;
+};
+std::optional<GemmTile> gemm_tile_caps(const std::string& tile);
 // The forward's line that sets the attention kernel's BLOCK_M, BLOCK_N, BLOCK_D, BLOCK_DV.
 std::string attention_blocks_line(const std::string& rows, const std::string& keys,
                                   const std::string& head, const std::string& head_v);

@@ -158,6 +158,34 @@ TEST(CodegenKnobs, SetKnobNamesTheValues) {
   EXPECT_THROW(set_knob(k, "num_warps", "4x"), std::invalid_argument);
   EXPECT_THROW(set_knob(k, "blocks", "4"), std::invalid_argument);
   EXPECT_EQ(k.pointwise_block, 256);  // a refused value changes nothing
+  set_knob(k, "gemm_tile", "128x256x32");
+  EXPECT_EQ(k.gemm_tile, "128x256x32");
+  for (const char* bad : {"128x256", "128x256x32x1", "96x128x32", "128x512x32", "128x128x8",
+                          "128X128X32", "128x128x32 "})
+    EXPECT_THROW(set_knob(k, "gemm_tile", bad), std::invalid_argument) << bad;
+  EXPECT_EQ(k.gemm_tile, "128x256x32");
+}
+
+// gemm_tile caps the GEMM helper's tile; "auto" leaves its choice by element size.
+TEST(CodegenKnobs, GemmTileCapsTheTile) {
+  constexpr const char* kProduct = R"(input %x : f32[64,48]
+input %w : f32[48,40]
+%1 = matmul(%x, %w)
+%2 = relu(%1)
+return %2
+)";
+  auto helper = [&](const std::string& tile) {
+    CodegenOptions options;
+    options.knobs.gemm = "triton";
+    options.knobs.gemm_tile = tile;
+    return generate_solution(parse_graph(kProduct), options).source;
+  };
+  std::string wide = helper("128x256x64"), automatic = helper("auto");
+  EXPECT_EQ(count(wide, "block_m = min(128, "), 1);
+  EXPECT_EQ(count(wide, "block_n = min(256, "), 1);
+  EXPECT_EQ(count(wide, "block_k = min(64, "), 1);
+  EXPECT_EQ(count(automatic, "block_n = min(128, "), 1);
+  EXPECT_EQ(count(automatic, "block_k = min(64 if itemsize == 2 else 32, "), 1);
 }
 
 }  // namespace
