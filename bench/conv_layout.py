@@ -21,10 +21,9 @@ import sys
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import (convert_variants, fmt, geomean, markdown_table,  # noqa: E402 (bench/)
-                           median_ms, with_skipped, within_budget, write_text)
+from knob_variants import (convert_variants, fmt, geomean, judging_service,  # noqa: E402 (bench/)
+                           markdown_table, median_ms, with_skipped, within_budget, write_text)
 LAYOUTS = ("nchw", "channels_last")
 
 
@@ -47,18 +46,15 @@ def main():
     paths = [p for p in paths if args.match in os.path.basename(p)][args.skip:args.skip + args.limit]
     work = os.path.join("/tmp", f"drtriton-conv-layout-{os.getpid()}")
     os.makedirs(work, exist_ok=True)
-    from drtriton.service_client import Service
 
     start = time.time()
     rows, ratios, skipped = [], {layout: [] for layout in LAYOUTS}, []
     header = ["program", "correct (nchw / cl)", "eager ms", "compile ms", "nchw ms",
               "channels_last ms", "nchw vs compile", "cl vs compile"]
     table, summary = markdown_table(header, []), "no program"
-    # One worker: no two timings share the GPU. The table is rewritten after each program,
-    # so a run stopped at its deadline keeps what it judged.
-    with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
-                 str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT,
-                 ready_s=300) as service:
+    # The table is rewritten after each program, so a run stopped at its deadline keeps
+    # what it judged.
+    with judging_service(args, ready_s=300) as service:
         for path, name in within_budget(paths, args.budget, start, skipped):
             task = open(path).read()
             solutions = convert_variants(path, work, "layout", LAYOUTS)

@@ -23,9 +23,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import (convert_variants, fmt, judging_options, markdown_table,  # noqa: E402
-                           median_ms, with_skipped, within_budget, write_text)
-BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
+from knob_variants import (convert_variants, fmt, judging_options, judging_service,  # noqa: E402
+                           markdown_table, median_ms, with_skipped, within_budget, write_text)
 FUSED = "tests/programs/real/fused"
 # The GEMM programs, from large to small (where the Triton GEMM's tiles may leave SMs idle
 # and cuBLAS win), then the corpus's; --programs picks others.
@@ -59,7 +58,6 @@ def main():
                         help="program paths (default: the GEMM programs listed in this script)")
     judging_options(parser, timeout_s=60, budget_s=180)
     args = parser.parse_args()
-    from drtriton.service_client import Service
 
     start = time.time()
     work = tempfile.mkdtemp(prefix="drtriton-gemm-")
@@ -67,10 +65,9 @@ def main():
     header = ["program", "correct library (max err)", "correct triton (max err)", "eager ms",
               "compile ms", "library ms", "triton ms", "triton vs eager", "triton vs compile",
               "auto takes", "auto vs eager"]
-    # One worker: no two timings share the GPU. The table is rewritten after each program,
-    # so a run stopped at its deadline keeps what it judged.
-    with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
-                 str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT) as service:
+    # The table is rewritten after each program, so a run stopped at its deadline keeps
+    # what it judged.
+    with judging_service(args) as service:
         for program, name in within_budget(args.programs, args.budget, start, skipped):
             task = open(os.path.join(ROOT, program)).read()
             verdicts = {}

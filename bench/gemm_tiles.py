@@ -17,9 +17,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from knob_variants import (convert_variants, fmt, judging_options, markdown_table,  # noqa: E402
-                           median_ms, with_skipped, within_budget, write_text)
-BIN = os.environ.get("DRTRITON_BIN") or os.path.join(ROOT, "build", "drtriton")
+from knob_variants import (convert_variants, fmt, judging_options, judging_service,  # noqa: E402
+                           markdown_table, median_ms, with_skipped, within_budget, write_text)
 # The products where the Triton GEMM is the default route (gemm=auto), largest first.
 PROGRAMS = [
     "bench/programs/gemm/linear_8192_bias_relu.py",
@@ -37,15 +36,13 @@ def main():
     parser.add_argument("--tiles", default=TILES, help=f"gemm_tile values, comma-separated (default {TILES})")
     judging_options(parser, timeout_s=60, budget_s=300)
     args = parser.parse_args()
-    from drtriton.service_client import Service
 
     tiles = args.tiles.split(",")
     start = time.time()
     work = tempfile.mkdtemp(prefix="drtriton-tiles-")
     rows, skipped = [], []
     header = ["program", "eager ms"] + tiles
-    with Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
-                 str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT) as service:
+    with judging_service(args) as service:
         for program, name in within_budget(args.programs, args.budget, start, skipped):
             task = open(os.path.join(ROOT, program)).read()
             solutions = convert_variants(os.path.join(ROOT, program), work, "gemm_tile", tiles,

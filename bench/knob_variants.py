@@ -93,6 +93,14 @@ def judging_options(parser, timeout_s, budget_s):
                         help="cpu: a smoke test in Triton's interpreter (default cuda)")
 
 
+def judging_service(args, **kwargs):
+    """The verifier service of those benchmarks: one worker, so that no two timings share the
+    GPU, and judging cut at --timeout seconds."""
+    from drtriton.service_client import Service
+    return Service(BIN, "--device", args.device, "--workers-per-gpu", "1", "--run-timeout",
+                   str(args.timeout), "--compile-timeout", str(args.timeout), cwd=ROOT, **kwargs)
+
+
 def with_skipped(table, skipped, budget_s):
     """`table`, and under it the programs a budget left out (within_budget's `skipped`)."""
     if not skipped:

@@ -153,12 +153,17 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
   throw std::logic_error("codegen: no launch helper " + name);
 }
 
+namespace {
+
+bool power_of_two(int v, int lo, int hi) {
+  return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+}  // namespace
+
 // The knobs' ranges (codegen.h): a block or tile that is not a power of two cannot be a
 // tl.arange extent, and Triton knows no other warp counts.
 void check_knobs(const CodegenKnobs& k) {
-  auto power_of_two = [](int v, int lo, int hi) {
-    return v >= lo && v <= hi && (v & (v - 1)) == 0;
-  };
   if (!power_of_two(k.pointwise_block, 64, 8192))
     throw std::invalid_argument(
         "codegen: pointwise_block must be a power of two in 64..8192, not " +
@@ -191,9 +196,6 @@ std::optional<GemmTile> gemm_tile_caps(const std::string& tile) {
   std::istringstream in(tile);
   if (!(in >> m >> x1 >> n >> x2 >> k) || x1 != 'x' || x2 != 'x' || in.peek() != EOF)
     return std::nullopt;
-  auto power_of_two = [](int v, int lo, int hi) {
-    return v >= lo && v <= hi && (v & (v - 1)) == 0;
-  };
   if (!power_of_two(m, 16, 256) || !power_of_two(n, 16, 256) || !power_of_two(k, 16, 128))
     return std::nullopt;
   return GemmTile{m, n, k};
