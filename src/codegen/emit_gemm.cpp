@@ -39,8 +39,10 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   k.line("group = GROUP_M * tl.cdiv(N, BLOCK_N)");
   k.line("first_m = pid // group * GROUP_M");
   k.line("group_m = tl.minimum(blocks_m - first_m, GROUP_M)");
-  k.line("rows = (first_m + pid % group % group_m) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
-  k.line("cols = (pid % group // group_m) * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]");
+  k.line("m0 = (first_m + pid % group % group_m) * BLOCK_M");
+  k.line("n0 = (pid % group // group_m) * BLOCK_N");
+  k.line("rows = m0 + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("cols = n0 + tl.arange(0, BLOCK_N)[None, :]");
   std::vector<std::string> lead =
       decompose(k, int64_index_ ? "tl.program_id(1).to(tl.int64)" : "tl.program_id(1)", batch);
   std::vector<std::string> row_dims = decompose(k, "rows", row_shape);
@@ -73,10 +75,24 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   // whose error hardly grows with K: its K loop sums with compensation (Kahan), else a long
   // K (131072 values of one sign) errs more than the verifier's floor.
   const bool compensated = degenerate && dtype == DType::F32;
+  // A Linear reading a buffer may load both operands through TMA descriptors (_gemm_tma
+  // decides at run time, by alignment and GPU): Hopper's bulk copies, 1.2x faster at 8192^3
+  // on an H200 (bench/gemm_split.py). TMA coordinates are 32-bit.
+  const bool tma = linear && !degenerate && dtype != DType::BF16 && !int64_index_ &&
+                   is_buffer(operands[0]) && !channels_last_.count(buffers_[operands[0]].var);
   k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
   if (compensated) k.line("comp = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
   k.line("for k0 in range(0, K, BLOCK_K):");
   k.push();
+  if (tma) {
+    k.line("if TMA:");
+    k.push();
+    k.line("a = a_desc.load([m0, k0])");
+    k.line("b = b_desc.load([n0, k0]).T");
+    k.pop();
+    k.line("else:");
+    k.push();
+  }
   k.line("ka = k0 + tl.arange(0, BLOCK_K)[None, :]");
   k.line("kb = k0 + tl.arange(0, BLOCK_K)[:, None]");
   k.line("a_mask = (rows < M) & (ka < K)");
@@ -112,6 +128,7 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   }
   k.line("b = " + b);
   int b_loads = loads_since(b_from);
+  if (tma) k.pop();
   if (compensated) {
     k.line("step = tl.dot(a, b" + precision + ") - comp");
     k.line("total = acc + step");
@@ -145,13 +162,26 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   k.line("tl.store(" + k.pointer(buf) + " + " + offset + ", " + rounded(root_dtype, result) +
          ", mask=mask)");
 
-  forward_.push_back(gemm_blocks_line(m_py, n_py, k_py, product(batch), dtype == DType::F32 ? 4 : 2,
-                                      std::max(0, a_loads - 1), std::max(0, b_loads - 1)));
+  int itemsize = dtype == DType::F32 ? 4 : 2;
+  if (tma)
+    forward_.push_back(gemm_tma_line(buffers_[operands[0]].var, param_var(n, "weight"), m_py, n_py,
+                                     k_py, itemsize));
+  else
+    forward_.push_back(gemm_blocks_line(m_py, n_py, k_py, product(batch), itemsize,
+                                        std::max(0, a_loads - 1), std::max(0, b_loads - 1)));
+  std::vector<std::string> params = {"M", "N", "K"}, args = {m_py, n_py, k_py};
   std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};
-  finish_kernel(k, {"M", "N", "K"}, blocks,
+  std::vector<std::string> block_args = blocks;
+  if (tma) {
+    params.insert(params.end(), {"a_desc", "b_desc"});
+    args.insert(args.end(), {"A_DESC", "B_DESC"});
+    blocks.push_back("TMA");
+    block_args.push_back("A_DESC is not None");
+  }
+  finish_kernel(k, params, blocks,
                 "(triton.cdiv(" + m_py + ", BLOCK_M) * triton.cdiv(" + n_py + ", BLOCK_N), " +
                     product(batch) + ")",
-                {m_py, n_py, k_py}, blocks, gemm_launch_options(options_.knobs));
+                args, block_args, gemm_launch_options(options_.knobs));
   buffers_[root] = {buf, true};
 }
 

@@ -58,6 +58,12 @@ std::string gemm_blocks_line(const std::string& m, const std::string& n, const s
          k + ", " + batch + ", " + std::to_string(itemsize) + extra + ")";
 }
 
+std::string gemm_tma_line(const std::string& a, const std::string& w, const std::string& m,
+                          const std::string& n, const std::string& k, int itemsize) {
+  return "BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS, STAGES, A_DESC, B_DESC = _gemm_tma(" + a +
+         ", " + w + ", " + m + ", " + n + ", " + k + ", " + std::to_string(itemsize) + ")";
+}
+
 // _gemm_blocks's warps count unless the knob fixes every launch's (warps_args).
 std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs) {
   std::vector<std::string> launch = {"num_stages=STAGES"};
@@ -112,21 +118,23 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    block_n = min(32, max(16, triton.next_power_of_2(keys)))\n"
            "    return block_m, block_n, block_d, block_dv\n";
   if (name == "_gemm_blocks") {
-    // gemm_tile's caps; "auto" keeps the helper's text as it always was
+    // gemm_tile's caps; "auto" sizes K steps by element size and route
     GemmTile tile = gemm_tile_caps(knobs.gemm_tile).value();
     std::string m = std::to_string(tile.m), n = std::to_string(tile.n);
     std::string k_steps = tile.k ? "K steps of " + std::to_string(tile.k) + " elements"
-                                 : "K steps of 32 fp32 or 64 fp16 elements";
-    std::string k_cap = tile.k ? std::to_string(tile.k) : "64 if itemsize == 2 else 32";
-    return "def _gemm_blocks(m, n, k, batch, itemsize, extra_a=0, extra_b=0):\n"
+                                 : "K steps of 32 fp32 or 64 fp16\n    elements (64 either way "
+                                   "through TMA)";
+    std::string k_cap = tile.k ? std::to_string(tile.k) : "64 if itemsize == 2 or tma else 32";
+    return "def _gemm_blocks(m, n, k, batch, itemsize, extra_a=0, extra_b=0, tma=False):\n"
            "    \"\"\"Tiles of a GEMM kernel: " +
            m + " x " + n +
            " (8 warps) when that gives the GPU enough programs, else\n    smaller, 16 at least "
            "(tl.dot's smallest); " +
            k_steps +
-           ". Triton keeps\n    each load of the K loop in shared memory once per "
-           "stage: extra loads (an operand that\n    is an expression) take stages away, then "
-           "halve the tile, until all fit 160 KB.\"\"\"\n"
+           ". Triton keeps each load\n    of the K loop in shared memory once per stage: "
+           "extra loads (an operand that is an\n    expression) take stages away, then halve "
+           "the tile, until all fit 160 KB (200 KB through\n    TMA, whose copies take no "
+           "registers on the way).\"\"\"\n"
            "    block_m = min(" +
            m +
            ", max(16, triton.next_power_of_2(m)))\n"
@@ -139,17 +147,38 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            k_cap +
            ", max(16, triton.next_power_of_2(k)))\n"
            "    stages = 3 if itemsize == 4 else 4\n"
+           "    limit = (200 if tma else 160) * 1024\n"
            "    smem = lambda bm, bn, s: s * block_k * ((bm + bn) * itemsize + (extra_a * bm + "
            "extra_b * bn) * 4)\n"
-           "    while stages > 1 and smem(block_m, block_n, stages) > 160 * 1024:\n"
+           "    while stages > 1 and smem(block_m, block_n, stages) > limit:\n"
            "        stages -= 1\n"
-           "    while smem(block_m, block_n, stages) > 160 * 1024 and max(block_m, block_n) > 16:\n"
+           "    while smem(block_m, block_n, stages) > limit and max(block_m, block_n) > 16:\n"
            "        block_m, block_n = (block_m // 2, block_n) if block_m >= block_n else "
            "(block_m, "
            "block_n // 2)\n"
            "    warps = 8 if block_m * block_n >= 128 * 128 else 4\n"
            "    return block_m, block_n, block_k, 8, warps, stages\n";
   }
+  if (name == "_gemm_tma")
+    return "def _gemm_tma(a, w, m, n, k, itemsize):\n"
+           "    \"\"\"A Linear's tiles (_gemm_blocks) and, where Hopper's tensor memory "
+           "accelerator (TMA) can\n    address its operands, descriptors of its input a as "
+           "m x k rows and of its weight w\n    (n x k): TMA copies their tiles into shared "
+           "memory (zeros outside the matrices), so the\n    K loop does no address "
+           "arithmetic and takes steps of 64. Else None, None: the kernel's\n    pointer "
+           "loads. TMA needs contiguous rows of 16-byte multiples at 16-byte aligned\n"
+           "    addresses, and a GPU of compute capability 9 (Triton's interpreter has it "
+           "too).\"\"\"\n"
+           "    tma = (k * itemsize % 16 == 0 and a.is_contiguous() and w.is_contiguous()\n"
+           "           and a.data_ptr() % 16 == 0 and w.data_ptr() % 16 == 0\n"
+           "           and (not a.is_cuda or torch.cuda.get_device_capability(a.device)[0] >= "
+           "9))\n"
+           "    blocks = _gemm_blocks(m, n, k, 1, itemsize, tma=tma)\n"
+           "    if not tma:\n"
+           "        return blocks + (None, None)\n"
+           "    block_m, block_n, block_k = blocks[:3]\n"
+           "    return blocks + (TensorDescriptor(a, [m, k], [k, 1], [block_m, block_k]),\n"
+           "                     TensorDescriptor(w, [n, k], [k, 1], [block_n, block_k]))\n";
   throw std::logic_error("codegen: no launch helper " + name);
 }
 

@@ -48,6 +48,10 @@ std::string stats_rows_block();
 std::string gemm_blocks_line(const std::string& m, const std::string& n, const std::string& k,
                              const std::string& batch, int itemsize, int extra_a = 0,
                              int extra_b = 0);
+// The same for a Linear that may read its input `a` and weight `w` through TMA (_gemm_tma),
+// setting A_DESC and B_DESC too (None where TMA cannot address them).
+std::string gemm_tma_line(const std::string& a, const std::string& w, const std::string& m,
+                          const std::string& n, const std::string& k, int itemsize);
 std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs);
 // The gemm_tile knob's caps on a GEMM tile; k is 0 for "auto" (by element size); nullopt for
 // a value out of its range (codegen.h).
@@ -60,7 +64,7 @@ std::string attention_blocks_line(const std::string& rows, const std::string& ke
                                   const std::string& head, const std::string& head_v);
 
 // The source of the host helper `name` ("_tile", "_tile_rows", "_split", "_attention_blocks",
-// "_gemm_blocks") that the lines above call.
+// "_gemm_blocks", "_gemm_tma") that the lines above call.
 std::string launch_helper(const std::string& name, const CodegenKnobs& knobs);
 
 }  // namespace drtriton::codegen

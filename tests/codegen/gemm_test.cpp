@@ -46,8 +46,15 @@ return %3
   EXPECT_LT(loop, bias) << s;
   EXPECT_LT(bias, gelu) << s;
   EXPECT_EQ(count(s, "tl.store("), 1) << s;
-  EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 4)"), 1) << s;
   EXPECT_EQ(count(s, "num_warps=WARPS, num_stages=STAGES)"), 1) << s;
+  // A Linear of a buffer reads both operands through TMA where _gemm_tma can address them,
+  // else through its pointer loads.
+  EXPECT_EQ(count(s, "= _gemm_tma(x, p_fc_weight, 8, 16, 32, 4)"), 1) << s;
+  EXPECT_EQ(count(s, "from triton.tools.tensor_descriptor import TensorDescriptor"), 1) << s;
+  EXPECT_EQ(count(s, "a = a_desc.load([m0, k0])"), 1) << s;
+  EXPECT_EQ(count(s, "b = b_desc.load([n0, k0]).T"), 1) << s;
+  EXPECT_EQ(count(s, "tl.load(x_ptr"), 1) << s;
+  EXPECT_EQ(count(s, "TMA=A_DESC is not None"), 1) << s;
 }
 
 // An operand that is an expression (x * s) loads two tensors in the K loop: the one beyond
@@ -61,6 +68,7 @@ return %2
 )");
   EXPECT_EQ(count(s, "@triton.jit"), 1) << s;
   EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 4, 1, 0)"), 1) << s;
+  EXPECT_EQ(count(s, "TensorDescriptor"), 0) << s;  // TMA copies buffers, not expressions
 }
 
 TEST(Gemm, LibraryKnobKeepsCublas) {
@@ -87,8 +95,18 @@ TEST(Gemm, AutoChoosesByTracedSize) {
 %1 = linear(%x) {module="fc", in_features=1024, out_features=1024}
 return %1
 )"));
-  EXPECT_FALSE(triton_kernel(R"(input %x : f32[784,840]
+  // A Linear whose rows TMA can copy (840 fp32: 16-byte multiples) pays from 2^28
+  // multiply-adds; with rows of 506 fp32 it does not, nor at 24x2048x2048.
+  EXPECT_TRUE(triton_kernel(R"(input %x : f32[784,840]
 %1 = linear(%x) {module="fc", in_features=840, out_features=506}
+return %1
+)"));
+  EXPECT_FALSE(triton_kernel(R"(input %x : f32[784,506]
+%1 = linear(%x) {module="fc", in_features=506, out_features=840}
+return %1
+)"));
+  EXPECT_FALSE(triton_kernel(R"(input %x : f32[24,2048]
+%1 = linear(%x) {module="fc", in_features=2048, out_features=2048}
 return %1
 )"));
   // x @ W with W row-major (N contiguous): cuBLAS in fp32, the Triton GEMM in fp16 (whose
@@ -175,7 +193,7 @@ return %1
   EXPECT_EQ(count(s, "tl.dot(a, b, acc)"), 1) << s;
   EXPECT_EQ(count(s, ".to(tl.float16)"), 2) << s;  // both operands
   EXPECT_EQ(count(s, "tf32x3"), 0) << s;
-  EXPECT_EQ(count(s, "_gemm_blocks(8, 16, 32, 1, 2)"), 1) << s;
+  EXPECT_EQ(count(s, "_gemm_tma(x, p_fc_weight, 8, 16, 32, 2)"), 1) << s;
 }
 
 // bf16 values are exact in TF32: one TF32 pass on the fp32 loads gives bf16's products.

@@ -185,7 +185,7 @@ return %2
   EXPECT_EQ(count(wide, "block_n = min(256, "), 1);
   EXPECT_EQ(count(wide, "block_k = min(64, "), 1);
   EXPECT_EQ(count(automatic, "block_n = min(128, "), 1);
-  EXPECT_EQ(count(automatic, "block_k = min(64 if itemsize == 2 else 32, "), 1);
+  EXPECT_EQ(count(automatic, "block_k = min(64 if itemsize == 2 or tma else 32, "), 1);
 }
 
 }  // namespace

@@ -272,6 +272,8 @@ def rules(source, task=TASK):
     ("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "precision"),
     ("import torch\ntorch.set_float32_matmul_precision('high')\n", "precision"),
     ("import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, allow_tf32=True)\n", "precision"),
+    ("from triton.tools.tensor_descriptor import TensorDescriptor as T\n"
+     "def f(x):\n    return T(x, [4, 4], [4, 1], [4, 4], round_f32_to_tf32=True)\n", "precision"),
     ("def f(x):\n    return x.half()\n", "precision"),
     ("import functools\n@functools.lru_cache\ndef f(x):\n    return x\n", "cache"),
     ("C = []\ndef f(x):\n    C.append(x)\n", "cache"),
@@ -293,6 +295,8 @@ def test_static_rule(source, rule):
 @pytest.mark.parametrize("source", [
     "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, input_precision='ieee')\n",
     "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, input_precision='tf32x3')\n",
+    "from triton.tools.tensor_descriptor import TensorDescriptor\n"
+    "def f(x):\n    return TensorDescriptor.from_tensor(x, [16, 16])\n",
     "import torch\ntorch.set_float32_matmul_precision('highest')\n",
     "TABLE = {}\nTABLE['a'] = 1\ndef f(x):\n    return TABLE['a'] + x\n",
     "import math\ndef f(x):\n    return math.prod(x.shape)\n",

@@ -105,7 +105,8 @@ HALF_PREFIXES = ("torch.float16", "torch.half", "torch.bfloat16", "torch.float8"
 HALF_METHODS = {"half", "bfloat16"}
 HALF_STRINGS = {"float16", "half", "bfloat16", "fp16", "bf16", "tf32", "bf16x3", "bf16x6"}
 TF32_FLAGS = {"allow_tf32", "allow_fp16_reduced_precision_reduction",
-              "allow_bf16_reduced_precision_reduction"}
+              "allow_bf16_reduced_precision_reduction",
+              "round_f32_to_tf32"}  # a TMA TensorDescriptor's: rounds what it copies
 # input_precision values of tl.dot that keep fp32 accuracy.
 FP32_PRECISIONS = {"ieee", "tf32x3"}
 
