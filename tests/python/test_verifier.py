@@ -546,6 +546,16 @@ def test_integer_outputs_are_judged_exactly():
     assert 0 < err <= bound
 
 
+def test_noisy_timings_are_told_apart():
+    """timing.noisy on timings the H200 gave for one solution of the corpus in two runs: its
+    runs alone, and the same runs while other workers' checked runs shared the GPU."""
+    from drtriton.verifier import timing
+    alone = timing.summarize([0.962, 0.961, 0.963, 0.962, 0.965, 0.960, 0.962])
+    shared = timing.summarize([1.30, 7.20, 9.80, 1.28, 8.90, 6.10, 9.20])
+    assert not timing.noisy(alone) and timing.noisy(shared)
+    assert not timing.noisy(None) and not timing.noisy({"median": 0.0, "iqr": 0.0, "runs": 0})
+
+
 def test_memory_gate_shares_the_gpu_by_parts(tmp_path, monkeypatch):
     """timing.MemoryGate, across processes as the workers of one GPU use it: a task that needs
     two of the four parts runs beside one that holds one; a request going alone waits until

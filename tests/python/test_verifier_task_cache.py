@@ -64,9 +64,10 @@ def judgement(v):
         "reference_timing", "worker_wall_s")}
     v["reward"] = {"correct": v["reward"]["correct"]}
     v["flags"] = sorted(f for f in v["flags"] if f not in (
-        "reference_timing_reused", "reference_timing_mismatch", "speedup_over_10x",
+        "reference_timing_reused", "reference_timing_mismatch", "speedup_over_10x", "timing_noisy",
         "static_skipped_for_test", "static_checks_skipped"))
-    v["checks"] = {k: x for k, x in v["checks"].items() if k not in ("task_cache", "timed_runs_checked", "gpu_memory")}
+    v["checks"] = {k: x for k, x in v["checks"].items() if k not in ("task_cache", "timed_runs_checked", "gpu_memory",
+                                                                  "timing_noisy")}
     v["err"] = [e for e in v["err"] if e["dist"] != "fresh values"]
     return v
 

@@ -991,7 +991,7 @@ class _Judgement:
                         "inputs_shrunk": self.v["checks"]["inputs_shrunk"],
                         "compile_first_call_ms": getattr(self, "compile_ms", None),
                     }
-                    if self.work:
+                    if self.work and not self.timing_noisy(eager_stats):
                         self.work.timing = reference
                 times, run, start = [], 0, time.perf_counter()
                 warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
@@ -1048,6 +1048,13 @@ class _Judgement:
                 self.v["speedup_compile"] = reference["compile"]["median"] / t_cand
         if self.v["speedup_eager"] is not None and self.v["speedup_eager"] > 10:
             self.flag("speedup_over_10x")
+        noisy = [name for name, stats in (("eager", reference["eager"]), ("candidate", cand_stats))
+                 if self.timing_noisy(stats)]
+        if noisy:  # no speed reward from it, and a noisy reference timing is never reused
+            self.flag("timing_noisy")
+            self.v["checks"]["timing_noisy"] = noisy
+            if "eager" in noisy:
+                self.v["reference_timing"] = None
         if self.device.type == "cpu":
             self.flag("cpu_timing")
 
@@ -1066,9 +1073,14 @@ class _Judgement:
             return self.work.timing
         return None
 
+    def timing_noisy(self, stats):
+        """GPU timings only: the interpreter's few wall-clock runs are reported as such."""
+        return self.device.type == "cuda" and timing.noisy(stats)
+
     def timing_fits(self, ref):
         return (isinstance(ref, dict) and isinstance(ref.get("eager"), dict)
                 and isinstance(ref["eager"].get("median"), (int, float))
+                and not self.timing_noisy(ref["eager"])
                 and ref.get("device") == self.ctx.device_name and ref.get("versions") == self.ctx.versions
                 and ref.get("inputs") == inputs_mod.signature(self.sets[0])
                 and ref.get("mode") == self.v["mode"]["judged"]
@@ -1254,7 +1266,7 @@ def _judge_once(ctx, task_src, cand_src, options, workdir):
         verdict["reward"]["correct"] = 1
         t_eager = verdict["timing_ms"]["eager"]["median"]
         t_cand = verdict["timing_ms"]["candidate"]["median"]
-        if t_cand > 0 and t_eager > 0:
+        if t_cand > 0 and t_eager > 0 and "timing_noisy" not in verdict["flags"]:
             verdict["reward"]["speed"] = max(-2.0, min(2.0, math.log(t_eager / t_cand)))
     seconds["cleanup"] = time.perf_counter() - t_cleanup
     return verdict
