@@ -31,6 +31,12 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   std::vector<std::string> as = shape_of(operands[0]);
   std::string m_py = product(row_shape), n_py = os[r - 1], k_py = as.back();
   DType dtype = g_.value(out).type.dtype;
+  // A dim of a literal 1 leaves the offsets without that axis: then the operands and the
+  // store are made blocks of the tile's shape (tl.dot and tl.store take no broadcast).
+  const bool degenerate = m_py == "1" || n_py == "1" || k_py == "1";
+  // Before the GEMM's kernel: a K-major copy of the right operand may come first.
+  std::optional<KMajor> tma;
+  if (!degenerate) tma = k_major_operands(n, operands);
 
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + n.schema().name);
   k.touch(static_cast<int>(&n - g_.nodes().data()));
@@ -63,9 +69,6 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   std::string precision = dtype == DType::F16    ? ""
                           : dtype == DType::BF16 ? ", input_precision=\"tf32\""
                                                  : ", input_precision=\"tf32x3\"";
-  // A dim of a literal 1 leaves the offsets without that axis: then the operands and the
-  // store are made blocks of the tile's shape (tl.dot and tl.store take no broadcast).
-  const bool degenerate = m_py == "1" || n_py == "1" || k_py == "1";
   auto operand = [&](const std::string& e, bool loaded, const std::string& mask) {
     // Padding must add nothing: an expression of a masked load need not be 0 there.
     std::string x = loaded && !degenerate ? e : "tl.where(" + mask + ", " + e + ", 0.0)";
@@ -75,20 +78,17 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   // whose error hardly grows with K: its K loop sums with compensation (Kahan), else a long
   // K (131072 values of one sign) errs more than the verifier's floor.
   const bool compensated = degenerate && dtype == DType::F32;
-  // A Linear reading a buffer may load both operands through TMA descriptors (_gemm_tma
-  // decides at run time, by alignment and GPU): Hopper's bulk copies, 1.2x faster at 8192^3
-  // on an H200 (bench/gemm_split.py). TMA coordinates are 32-bit.
-  const bool tma = linear && !degenerate && dtype != DType::BF16 && !int64_index_ &&
-                   is_buffer(operands[0]) && !channels_last_.count(buffers_[operands[0]].var);
   k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
   if (compensated) k.line("comp = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
   k.line("for k0 in range(0, K, BLOCK_K):");
   k.push();
-  if (tma) {
+  if (tma) {  // each operand's rows past M or N (another batch entry's) are not stored
     k.line("if TMA:");
     k.push();
-    k.line("a = a_desc.load([m0, k0])");
-    k.line("b = b_desc.load([n0, k0]).T");
+    k.line(std::string("a = a_desc.load([") + (tma->a_batched ? "tl.program_id(1) * M + " : "") +
+           "m0, k0])");
+    k.line(std::string("b = b_desc.load([") + (tma->w_batched ? "tl.program_id(1) * N + " : "") +
+           "n0, k0]).T");
     k.pop();
     k.line("else:");
     k.push();
@@ -119,6 +119,14 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
     b = load_at(k, param_var(n, "weight"), linearize(k, {"cols", "kb"}, {n_py, k_py}), "b_mask",
                 "0.0", low_precision(out));
     b = operand(b, true, "b_mask");
+  } else if (tma && tma->copied) {  // B's K-major copy [.., N, K], as a Linear's weight
+    std::vector<std::string> w_dims = batch_dims(operands[1]), w_shape = shape_of(operands[1]);
+    w_shape.resize(w_shape.size() - 2);
+    w_dims.insert(w_dims.end(), {"cols", "kb"});
+    w_shape.insert(w_shape.end(), {n_py, k_py});
+    b = operand(
+        load_at(k, tma->w, linearize(k, w_dims, w_shape), "b_mask", "0.0", low_precision(out)),
+        true, "b_mask");
   } else {
     std::vector<std::string> b_dims = batch_dims(operands[1]);
     b_dims.push_back("kb");
@@ -164,8 +172,7 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
 
   int itemsize = dtype == DType::F32 ? 4 : 2;
   if (tma)
-    forward_.push_back(gemm_tma_line(buffers_[operands[0]].var, param_var(n, "weight"), m_py, n_py,
-                                     k_py, itemsize));
+    forward_.push_back(gemm_tma_line(tma->a, tma->w, m_py, n_py, k_py, product(batch), itemsize));
   else
     forward_.push_back(gemm_blocks_line(m_py, n_py, k_py, product(batch), itemsize,
                                         std::max(0, a_loads - 1), std::max(0, b_loads - 1)));
@@ -183,6 +190,91 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
                     product(batch) + ")",
                 args, block_args, gemm_launch_options(options_.knobs));
   buffers_[root] = {buf, true};
+}
+
+// TMA reads a GEMM's operands as row-major buffers A [.., M, K] and W [.., N, K] (K
+// contiguous, as TF32 tensor-core products take them), through 2-d descriptors over all their
+// rows: a batched operand's rows of entry b start at b * M (or b * N). Hopper's bulk copies
+// were 1.25x faster than pointer loads for tf32x3 (bench/gemm_split.py); _gemm_tma decides at
+// run time whether the buffers allow them. A is a buffer as it is (a Linear's rows flattened);
+// W is a Linear's weight, the buffer X of a transposed view B = X^T, or, for fp32, a K-major
+// copy of a row-major B written first (one pass over B), which the pointer loads then read
+// too. An operand's batch dims must be
+// none or the product's own. TMA coordinates are 32-bit.
+std::optional<Lowering::KMajor> Lowering::k_major_operands(const Node& n,
+                                                           const std::vector<ValueId>& operands) {
+  DType dtype = g_.value(n.output).type.dtype;
+  if (int64_index_ || (dtype != DType::F32 && dtype != DType::F16)) return std::nullopt;
+  const Shape& product_shape = g_.value(n.output).type.shape;
+  auto row_major = [&](ValueId v) {
+    return is_buffer(v) && !channels_last_.count(buffers_.at(v).var);
+  };
+  auto batch_fits = [&](ValueId v, bool& batched) {  // none, or the product's own
+    const Shape& s = g_.value(v).type.shape;
+    batched = s.size() > 2;
+    return !batched || (s.size() == product_shape.size() &&
+                        std::equal(s.begin(), s.end() - 2, product_shape.begin()));
+  };
+  KMajor ops;
+  ValueId a = operands[0];
+  if (!row_major(a)) return std::nullopt;
+  ops.a = buffers_.at(a).var;
+  if (n.op == Op::Linear) {
+    ops.w = param_var(n, "weight");
+    return ops;
+  }
+  ValueId b = operands[1];
+  if (!batch_fits(a, ops.a_batched) || !batch_fits(b, ops.w_batched)) return std::nullopt;
+  const Value& bv = g_.value(b);
+  if (!is_buffer(b)) {  // B = X^T, X a row-major buffer: X is W
+    if (bv.kind != ValueKind::Node) return std::nullopt;
+    const Node& view = g_.nodes()[bv.node];
+    const int r = bv.type.rank();
+    bool swap = false;
+    if (view.op == Op::Transpose) {
+      int64_t d0 = attr_int(view.attrs, "dim0"), d1 = attr_int(view.attrs, "dim1");
+      swap = std::min(d0, d1) == r - 2 && std::max(d0, d1) == r - 1;
+    } else if (view.op == Op::Permute) {
+      std::vector<int64_t> dims = attr_ints(view.attrs, "dims");
+      swap = dims[r - 2] == r - 1 && dims[r - 1] == r - 2;
+      for (int d = 0; d < r - 2; ++d) swap = swap && dims[d] == d;
+    }
+    if (!swap || !row_major(view.inputs[0])) return std::nullopt;
+    ops.w = buffers_.at(view.inputs[0]).var;
+    return ops;
+  }
+  if (dtype != DType::F32 || !row_major(b)) return std::nullopt;  // fp16 takes B as it is
+  ops.w = k_major_copy(b);  // both loads read it: the kernel's pointer loads too
+  ops.copied = true;
+  return ops;
+}
+
+// A kernel writing B [.., K, N] transposed, [.., N, K], in 64 x 64 tiles: its loads run
+// along N and its stores along K, both contiguous (Triton transposes the tile in shared
+// memory).
+std::string Lowering::k_major_copy(ValueId b) {
+  std::vector<std::string> s = shape_of(b);
+  std::vector<std::string> batch(s.begin(), s.end() - 2), shape_t = batch;
+  std::string k_py = s[s.size() - 2], n_py = s.back();
+  shape_t.push_back(n_py);
+  shape_t.push_back(k_py);
+  DType dtype = g_.value(b).type.dtype;
+  std::string out = alloc(shape_t, dtype);
+  Kernel k("k" + std::to_string(kernels_.size()) + "_k_major");
+  k.line("kk = " + program_id() + " * BLOCK_K + tl.arange(0, BLOCK_K)[None, :]");
+  k.line("nn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)[:, None]");
+  k.line("mask = (kk < K) & (nn < N)");
+  std::vector<std::string> dims = decompose(k, "tl.program_id(2)", batch);
+  dims.push_back("kk");
+  dims.push_back("nn");
+  std::string value = emit(k, b, Index{dims, "mask", "", {}});
+  k.line("tl.store(" + k.pointer(out) + " + (tl.program_id(2) * N + nn) * K + kk, " +
+         rounded(dtype, value) + ", mask=mask)");
+  finish_kernel(
+      k, {"K", "N"}, {"BLOCK_K", "BLOCK_N"},
+      "(triton.cdiv(" + k_py + ", 64), triton.cdiv(" + n_py + ", 64), " + product(batch) + ")",
+      {k_py, n_py}, {"64", "64"});
+  return out;
 }
 
 }  // namespace drtriton::codegen

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -123,6 +124,15 @@ class Lowering {
 
   // ---- emit_gemm.cpp ----
   void lower_gemm(const Node& n, ValueId root);
+  // The forward variables of a GEMM's operands as TMA reads them, A [.., M, K] and
+  // W [.., N, K], both row-major; `batched`: rows of several batch entries; `copied`: W is a
+  // K-major copy of the right operand, which every load of it reads.
+  struct KMajor {
+    std::string a, w;
+    bool a_batched = false, w_batched = false, copied = false;
+  };
+  std::optional<KMajor> k_major_operands(const Node& n, const std::vector<ValueId>& operands);
+  std::string k_major_copy(ValueId b);
 
   // ---- emit_reduce.cpp: statistics kernels, reductions, global pools, nll_loss ----
   ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);

@@ -272,7 +272,8 @@ bool Lowering::triton_gemm(const Node& n) const {
 // (16-byte multiples: 784x840x506 then ran 1.5x faster, 24x2048x2048 still 1.2x slower),
 // and unless the operands are fp16, a right operand stored K-contiguous (a Linear's weight,
 // a transposed view): TF32 tensor-core products take K-major operands only, and a row-major
-// one (x @ W) ran 1.45x slower. A product composed on import (nn.Bilinear's) is always a
+// one (x @ W) ran 1.45x slower, read as it is (gemm=triton now copies it K-major first, for
+// TMA: not yet measured). A product composed on import (nn.Bilinear's) is always a
 // kernel: the verifier allows a candidate only the library calls the reference makes.
 bool Lowering::gemm_pays(const Node& n) const {
   if (composed_on_import(g_.value(n.output))) return true;

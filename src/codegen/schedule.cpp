@@ -59,9 +59,11 @@ std::string gemm_blocks_line(const std::string& m, const std::string& n, const s
 }
 
 std::string gemm_tma_line(const std::string& a, const std::string& w, const std::string& m,
-                          const std::string& n, const std::string& k, int itemsize) {
+                          const std::string& n, const std::string& k, const std::string& batch,
+                          int itemsize) {
   return "BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, WARPS, STAGES, A_DESC, B_DESC = _gemm_tma(" + a +
-         ", " + w + ", " + m + ", " + n + ", " + k + ", " + std::to_string(itemsize) + ")";
+         ", " + w + ", " + m + ", " + n + ", " + k + ", " + batch + ", " +
+         std::to_string(itemsize) + ")";
 }
 
 // _gemm_blocks's warps count unless the knob fixes every launch's (warps_args).
@@ -160,25 +162,27 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    return block_m, block_n, block_k, 8, warps, stages\n";
   }
   if (name == "_gemm_tma")
-    return "def _gemm_tma(a, w, m, n, k, itemsize):\n"
-           "    \"\"\"A Linear's tiles (_gemm_blocks) and, where Hopper's tensor memory "
-           "accelerator (TMA) can\n    address its operands, descriptors of its input a as "
-           "m x k rows and of its weight w\n    (n x k): TMA copies their tiles into shared "
-           "memory (zeros outside the matrices), so the\n    K loop does no address "
-           "arithmetic and takes steps of 64. Else None, None: the kernel's\n    pointer "
-           "loads. TMA needs contiguous rows of 16-byte multiples at 16-byte aligned\n"
-           "    addresses, and a GPU of compute capability 9 (Triton's interpreter has it "
-           "too).\"\"\"\n"
+    return "def _gemm_tma(a, w, m, n, k, batch, itemsize):\n"
+           "    \"\"\"A GEMM's tiles (_gemm_blocks) and, where Hopper's tensor memory "
+           "accelerator (TMA) can\n    address its operands, descriptors of a and w as "
+           "rows of k elements (a's m rows per batch\n    entry, or m in all; w's n "
+           "likewise): TMA copies their tiles into shared memory (zeros\n    past the last "
+           "row and past k), so the K loop does no address arithmetic and takes\n    steps "
+           "of 64. Else None, None: the kernel's pointer loads. TMA needs contiguous rows of\n"
+           "    16-byte multiples at 16-byte aligned addresses, and a GPU of compute "
+           "capability 9\n    (Triton's interpreter has it too).\"\"\"\n"
            "    tma = (k * itemsize % 16 == 0 and a.is_contiguous() and w.is_contiguous()\n"
            "           and a.data_ptr() % 16 == 0 and w.data_ptr() % 16 == 0\n"
            "           and (not a.is_cuda or torch.cuda.get_device_capability(a.device)[0] >= "
            "9))\n"
-           "    blocks = _gemm_blocks(m, n, k, 1, itemsize, tma=tma)\n"
+           "    blocks = _gemm_blocks(m, n, k, batch, itemsize, tma=tma)\n"
            "    if not tma:\n"
            "        return blocks + (None, None)\n"
            "    block_m, block_n, block_k = blocks[:3]\n"
-           "    return blocks + (TensorDescriptor(a, [m, k], [k, 1], [block_m, block_k]),\n"
-           "                     TensorDescriptor(w, [n, k], [k, 1], [block_n, block_k]))\n";
+           "    return blocks + (TensorDescriptor(a, [a.numel() // k, k], [k, 1], [block_m, "
+           "block_k]),\n"
+           "                     TensorDescriptor(w, [w.numel() // k, k], [k, 1], [block_n, "
+           "block_k]))\n";
   throw std::logic_error("codegen: no launch helper " + name);
 }
 

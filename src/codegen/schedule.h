@@ -48,10 +48,11 @@ std::string stats_rows_block();
 std::string gemm_blocks_line(const std::string& m, const std::string& n, const std::string& k,
                              const std::string& batch, int itemsize, int extra_a = 0,
                              int extra_b = 0);
-// The same for a Linear that may read its input `a` and weight `w` through TMA (_gemm_tma),
-// setting A_DESC and B_DESC too (None where TMA cannot address them).
+// The same for a GEMM that may read its operands `a` [.., m, k] and `w` [.., n, k] through TMA
+// (_gemm_tma), setting A_DESC and B_DESC too (None where TMA cannot address them).
 std::string gemm_tma_line(const std::string& a, const std::string& w, const std::string& m,
-                          const std::string& n, const std::string& k, int itemsize);
+                          const std::string& n, const std::string& k, const std::string& batch,
+                          int itemsize);
 std::vector<std::string> gemm_launch_options(const CodegenKnobs& knobs);
 // The gemm_tile knob's caps on a GEMM tile; k is 0 for "auto" (by element size); nullopt for
 // a value out of its range (codegen.h).

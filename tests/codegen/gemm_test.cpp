@@ -49,7 +49,7 @@ return %3
   EXPECT_EQ(count(s, "num_warps=WARPS, num_stages=STAGES)"), 1) << s;
   // A Linear of a buffer reads both operands through TMA where _gemm_tma can address them,
   // else through its pointer loads.
-  EXPECT_EQ(count(s, "= _gemm_tma(x, p_fc_weight, 8, 16, 32, 4)"), 1) << s;
+  EXPECT_EQ(count(s, "= _gemm_tma(x, p_fc_weight, 8, 16, 32, 1, 4)"), 1) << s;
   EXPECT_EQ(count(s, "from triton.tools.tensor_descriptor import TensorDescriptor"), 1) << s;
   EXPECT_EQ(count(s, "a = a_desc.load([m0, k0])"), 1) << s;
   EXPECT_EQ(count(s, "b = b_desc.load([n0, k0]).T"), 1) << s;
@@ -162,9 +162,43 @@ input %b : f32[16,12]
 return %2
 )");
   EXPECT_EQ(count(s, "torch.matmul"), 0) << s;
-  EXPECT_EQ(count(s, "tl.program_id(1)"), 1) << s;                  // the batch entry
-  EXPECT_EQ(count(s, "tl.load(b_ptr + (kb * 12 + cols)"), 1) << s;  // no batch dim in b
-  EXPECT_EQ(count(s, "BLOCK_N), 4)](a, b, "), 1) << s;
+  EXPECT_EQ(count(s, "t0 = tl.program_id(1)"), 1) << s;  // the batch entry
+  // b, row-major fp32, is copied K-major first (no batch dim); every load of it reads the
+  // copy, TMA's and the pointer loads alike; a's rows of all 4 entries go through TMA.
+  EXPECT_EQ(count(s, "k0_k_major[(triton.cdiv(16, 64), triton.cdiv(12, 64), 1)](b, buf0, "), 1)
+      << s;
+  EXPECT_EQ(count(s, "tl.load(buf0_ptr + (cols * 16 + kb)"), 1) << s;
+  EXPECT_EQ(count(s, "BLOCK_N), 4)](a, buf0, "), 1) << s;
+  EXPECT_EQ(count(s, "_gemm_tma(a, buf0, 8, 12, 16, 4, 4)"), 1) << s;
+  EXPECT_EQ(count(s, "a = a_desc.load([tl.program_id(1) * M + m0, k0])"), 1) << s;
+  EXPECT_EQ(count(s, "b = b_desc.load([n0, k0]).T"), 1) << s;
+}
+
+// B = X^T of a buffer X [.., N, K]: TMA reads X itself, batch entry by batch entry; an
+// operand that is an expression, or fp16's row-major B, keeps the pointer loads.
+TEST(Gemm, TmaReadsTheBufferOfATransposedView) {
+  std::string s = compile(R"(input %q : f32[4,8,16]
+input %k : f32[4,12,16]
+%1 = transpose(%k) {dim0=1, dim1=2}
+%2 = matmul(%q, %1)
+return %2
+)");
+  EXPECT_EQ(count(s, "_k_major"), 0) << s;
+  EXPECT_EQ(count(s, "_gemm_tma(q, k, 8, 12, 16, 4, 4)"), 1) << s;
+  EXPECT_EQ(count(s, "b = b_desc.load([tl.program_id(1) * N + n0, k0]).T"), 1) << s;
+  std::string expression = compile(R"(input %q : f32[4,8,16]
+input %k : f32[4,16,12]
+%1 = mul_scalar(%q) {other=0.5}
+%2 = matmul(%1, %k)
+return %2
+)");
+  EXPECT_EQ(count(expression, "TensorDescriptor"), 0) << expression;
+  std::string half = compile(R"(input %q : f16[8,16]
+input %k : f16[16,12]
+%1 = matmul(%q, %k)
+return %1
+)");
+  EXPECT_EQ(count(half, "TensorDescriptor"), 0) << half;
 }
 
 TEST(Gemm, AddmmAndBmm) {
@@ -193,7 +227,7 @@ return %1
   EXPECT_EQ(count(s, "tl.dot(a, b, acc)"), 1) << s;
   EXPECT_EQ(count(s, ".to(tl.float16)"), 2) << s;  // both operands
   EXPECT_EQ(count(s, "tf32x3"), 0) << s;
-  EXPECT_EQ(count(s, "_gemm_tma(x, p_fc_weight, 8, 16, 32, 2)"), 1) << s;
+  EXPECT_EQ(count(s, "_gemm_tma(x, p_fc_weight, 8, 16, 32, 1, 2)"), 1) << s;
 }
 
 // bf16 values are exact in TF32: one TF32 pass on the fp32 loads gives bf16's products.

@@ -1,7 +1,9 @@
 """addmm (a broadcast bias plus a product) and a ReLU: the bias and the ReLU in the GEMM
-kernel's epilogue.
+kernel's epilogue, after a K-major copy of the row-major right operand (TF32 products take
+it so).
 # KNOB: gemm=triton
-# CHECK-COUNT-1: def k
+# CHECK-COUNT-2: def k
+# CHECK-COUNT-1: _k_major[
 # CHECK-NOT: torch.mm
 """
 import torch

@@ -8,7 +8,7 @@ takes a full step of 64 and a partial one (TMA fills zeros past K, and past the 
 # CHECK: a = a_desc.load([m0, k0])
 # CHECK: b = b_desc.load([n0, k0]).T
 # CHECK: tl.dot(a, b, acc, input_precision="tf32x3")
-# CHECK: = _gemm_tma(x, p_fc_weight, s0, s2, s1, 4)
+# CHECK: = _gemm_tma(x, p_fc_weight, s0, s2, s1, 1, 4)
 # CHECK: TMA=A_DESC is not None
 """
 import torch

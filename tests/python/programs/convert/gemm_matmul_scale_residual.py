@@ -1,7 +1,10 @@
 """A matmul, a scale and a residual add, and a batched matmul whose right operand (a matrix)
-broadcasts over the batch, then tanh: each one GEMM kernel with its chain inside.
+broadcasts over the batch, then tanh: each one GEMM kernel with its chain inside, after a
+K-major copy of its row-major right operand (TF32 products take it so; rows of 33 fp32 are
+no 16-byte multiple, so the kernels' pointer loads read the copies, not TMA).
 # KNOB: gemm=triton
-# CHECK-COUNT-2: def k
+# CHECK-COUNT-4: def k
+# CHECK-COUNT-2: _k_major[
 # CHECK-NOT: torch.matmul
 """
 import torch
