@@ -527,7 +527,12 @@ std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const In
   const Shape& ocon = g_.value(n.output).type.shape;
   int sp = static_cast<int>(start.size());
   int first = static_cast<int>(ishape.size()) - sp;
-  std::string acc = k.assign("(" + start[0] + " * 0).to(tl.float32)");
+  // The sum takes the whole index's shape from the start: a loop-carried value must keep
+  // its shape, and the window's start may vary along fewer axes than the loads (Triton
+  // refuses to compile the loop otherwise; its interpreter does not check).
+  std::string zero = "(" + start[0] + " * 0)";
+  if (!idx.mask.empty()) zero = "(" + zero + " + tl.where(" + idx.mask + ", 0, 0))";
+  std::string acc = k.assign(zero + ".to(tl.float32)");
   std::vector<std::string> pos(sp);
   for (int d = 0; d < sp; ++d) {
     std::string out_n = std::to_string(ocon[first + d]);
