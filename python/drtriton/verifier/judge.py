@@ -55,6 +55,9 @@ STAGES = ["static", "load", "compile", "faithful", "correct", "timed"]
 CPU_COMPILE_DEADLINE_S = 30.0
 CANDIDATE_FILE = "candidate.py"  # in the request's folder; the audit hook knows it by this name
 SAMPLED_RUNS = 3  # timed runs whose outputs are checked, besides the last one
+# Timing loops per measurement: a loop that other GPU work overlapped (timing_noisy) is run
+# again, once; still noisy, the verdict says so.
+TIMING_ATTEMPTS = 2
 CONDITION_LIMIT = 1e-5  # structured sets where the task is worse conditioned are not judged
 CONSTANT_TOLERANCE = 1e-4  # KernelBench's: outputs this close on two input sets are one constant
 # Seeds of the reference's random-forward probe (load) and of the training-mode runs of a
@@ -982,8 +985,8 @@ class _Judgement:
         try:  # the timing loops keep the GPU lock over a few runs; never past this stage
             with torch.no_grad():
                 if reference is None:
-                    eager_stats, _ = self.ctx.timer.bench(eager_fn)
-                    compile_stats = self.ctx.timer.bench(compiled_fn)[0] if compiled_fn else None
+                    eager_stats = self.bench_quiet("eager", eager_fn)
+                    compile_stats = self.bench_quiet("compile", compiled_fn) if compiled_fn else None
                     reference = {
                         "eager": eager_stats, "compile": compile_stats, "compile_note": compile_note,
                         "device": self.ctx.device_name, "versions": self.ctx.versions,
@@ -996,7 +999,12 @@ class _Judgement:
                 times, run, start = [], 0, time.perf_counter()
                 warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
                 host_ms = 0.0
-                while run < warmup or not self.ctx.timer.enough(len(times), time.perf_counter() - start):
+                attempt = 1
+                while True:
+                    if run >= warmup and self.ctx.timer.enough(len(times), time.perf_counter() - start):
+                        if not self.time_again("candidate", times, attempt):
+                            break
+                        times, start, attempt = [], time.perf_counter(), attempt + 1
                     inputs_mod.redraw_(args, nonneg, generator, run)
                     f = yield Call(self.cand_model, args, check=False)
                     where = f"in timed run {run + 1}"
@@ -1076,6 +1084,25 @@ class _Judgement:
     def timing_noisy(self, stats):
         """GPU timings only: the interpreter's few wall-clock runs are reported as such."""
         return self.device.type == "cuda" and timing.noisy(stats)
+
+    def time_again(self, what, stats, attempt):
+        """Is a finished timing loop of `what` (its stats, or its times in ms) to be run again
+        (noisy, attempts left)? Counts the attempts in checks.timing_attempts when it is."""
+        if isinstance(stats, list):
+            stats = timing.summarize(stats)
+        if attempt >= TIMING_ATTEMPTS or not self.timing_noisy(stats):
+            return False
+        self.v["checks"].setdefault("timing_attempts", {})[what] = attempt + 1
+        return True
+
+    def bench_quiet(self, what, fn):
+        """timer.bench's stats of `fn`, timed again where other GPU work overlapped the runs."""
+        attempt = 1
+        stats, _ = self.ctx.timer.bench(fn)
+        while self.time_again(what, stats, attempt):
+            attempt += 1
+            stats, _ = self.ctx.timer.bench(fn)
+        return stats
 
     def timing_fits(self, ref):
         return (isinstance(ref, dict) and isinstance(ref.get("eager"), dict)
