@@ -2,26 +2,13 @@
 are timed once more, then flagged: no speed reward, no reused eager timing. On the CPU the
 interpreter's timings are never called noisy, so this test makes the judge see every timing
 as noisy, then none, in a process set up as a worker (as test_verifier_memory.py does)."""
-import json
 import os
-import subprocess
-import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CASE = os.path.join(ROOT, "tests", "eval", "candidates", "honest_relu_scale.py")
+import as_worker
+
+CASE = os.path.join(as_worker.ROOT, "tests", "eval", "candidates", "honest_relu_scale.py")
 
 SCRIPT = r"""
-import json, os, sys
-import torch
-from drtriton.verifier import client, inputs, judge, launch_hook, sandbox
-[case] = [c for c in client.load_suite(os.path.dirname(sys.argv[1])) if c.path == sys.argv[1]]
-task, candidate = case.sources()
-scratch = sys.argv[2]
-guard, _ = sandbox.install(scratch)
-launch_hook.install()
-with inputs.nan_uninitialized_memory():
-    torch.empty(1)
-ctx = judge.Context(torch.device("cpu"), "cpu", {}, guard, sandbox.TamperCheck(), lambda *a, **k: None)
 out = []
 for seed, noisy in ((1, True), (2, False)):
     judge._Judgement.timing_noisy = lambda self, stats: noisy
@@ -39,12 +26,7 @@ print(json.dumps(out))
 
 
 def test_noisy_timings_are_timed_again_then_flagged(tmp_path):
-    env = {**os.environ, "TRITON_INTERPRET": "1",
-           "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "python"), os.environ.get("PYTHONPATH", "")])}
-    r = subprocess.run([sys.executable, "-c", SCRIPT, CASE, str(tmp_path)], capture_output=True,
-                       text=True, env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    noisy, quiet = json.loads(r.stdout.strip().splitlines()[-1])
+    noisy, quiet = as_worker.run(SCRIPT, CASE, tmp_path)
     assert noisy["passed"] and quiet["passed"], (noisy, quiet)
     assert noisy["attempts"] == {"eager": 2, "candidate": 2}, noisy
     assert "timing_noisy" in noisy["flags"] and noisy["noisy"] == ["eager", "candidate"], noisy
