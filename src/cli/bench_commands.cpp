@@ -150,6 +150,8 @@ json result_row(const Program& p, const std::string& stage, const std::string& r
     row[key] = verdict.contains(key) ? verdict[key] : json();
   row["timing_ms"] = verdict.value("timing_ms", json());
   row["degenerate"] = degenerate_reason(verdict);
+  json flags = verdict.value("flags", json::array());
+  row["timing_noisy"] = std::find(flags.begin(), flags.end(), "timing_noisy") != flags.end();
   return row;
 }
 
@@ -426,6 +428,7 @@ std::string summary_table(const std::vector<Program>& programs,
       {"speedup_eager", "eager"}, {"speedup_compile", "torch.compile"}};
   std::map<std::string, int> failed_at;
   std::vector<std::string> degenerate;  // "id: why", reported apart, never counted as wins
+  std::vector<std::string> noisy;       // correct, timed while other GPU work ran: not timed
   std::vector<double> fractions;        // of the machine's limit, per correct program
   for (const Program& p : programs) {
     auto it = rows.find(p.id);
@@ -451,6 +454,10 @@ std::string summary_table(const std::vector<Program>& programs,
     }
     ++correct;
     native += r.value("kernelbench_native", false) == true;
+    if (r.value("timing_noisy", false) == true) {
+      noisy.push_back(p.id);
+      continue;
+    }
     if (r.contains("limit_fraction") && r["limit_fraction"].is_number())
       fractions.push_back(r["limit_fraction"].get<double>());
     for (const auto& [key, name] : baselines) {
@@ -494,6 +501,11 @@ std::string summary_table(const std::vector<Program>& programs,
   if (!failed_at.empty()) {
     t << "\nnot correct, by the stage that stopped them:";
     for (const auto& [stage, count] : failed_at) t << " " << stage << " " << count << ";";
+    t << "\n";
+  }
+  if (!noisy.empty()) {
+    t << "\ncorrect, but timed while other GPU work ran (timing_noisy), so not counted as timed:";
+    for (const std::string& id : noisy) t << " " << id;
     t << "\n";
   }
   if (!degenerate.empty()) {

@@ -95,6 +95,24 @@ def test_summary_counts_the_rows(suite):
     assert (work / "out" / "summary.md").read_text() == r.stdout
 
 
+def test_noisy_timings_are_not_counted_as_timed(suite):
+    """A correct program whose verdict says its timing was disturbed (timing_noisy: on a GPU,
+    other work overlapped the timed runs) is correct but not timed: its speedup counts in no
+    fast_p and no geometric mean, and the summary names it."""
+    work, first = suite
+    shutil.copytree(work / "out", work / "out_noisy")
+    lines = (work / "out_noisy" / "results.jsonl").read_text().splitlines()
+    marked = [json.dumps({**row, "timing_noisy": row["id"] == "relu_scale"})
+              for row in map(json.loads, lines)]
+    (work / "out_noisy" / "results.jsonl").write_text("\n".join(marked) + "\n")
+    r = bench("programs", "--out", "out_noisy", cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert "| 4 | 3 (75.0%) | 3 (75.0%) | 3 (75.0%) | 2 (50.0%) |" in r.stdout
+    assert "| eager | 2 | 75.0%" in r.stdout and "| eager | 3 |" in first.stdout
+    assert "so not counted as timed: relu_scale\n" in r.stdout
+    assert "timing_noisy" not in first.stdout
+
+
 def test_resume_does_only_what_is_missing(suite):
     work, first = suite
     again = bench("programs", "--out", "out", cwd=work)
