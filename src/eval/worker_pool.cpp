@@ -95,15 +95,16 @@ WorkerIdentity identity_of(const json& ready, const std::string& device) {
 // The GPU's memory as the workers share it: this many equal parts, each a lock file.
 constexpr int kGpuMemoryParts = 16;
 
-// The lock files of one GPU, shared by every worker on it: PATH for timed runs, PATH.turnstile
-// and PATH.memory.0 .. PATH.memory.<kGpuMemoryParts - 1> for its memory
+// The lock files of one GPU, shared by every worker on it: PATH for timed runs (and
+// PATH.timing_turnstile under quiet timing), PATH.turnstile and PATH.memory.0 ..
+// PATH.memory.<kGpuMemoryParts - 1> for its memory
 // (python/drtriton/verifier/timing.py). Made here: a sandboxed worker cannot create files
 // outside its scratch folder. Shared by every service on the machine, named by the physical
 // GPU. Returns PATH.
 std::string gpu_lock_file(const std::string& device) {
   std::string gpu = physical_gpu_name(device, std::getenv("CUDA_VISIBLE_DEVICES"));
   std::string path = (fs::temp_directory_path() / ("drtriton-gpu-" + gpu + ".lock")).string();
-  std::vector<std::string> files = {path, path + ".turnstile"};
+  std::vector<std::string> files = {path, path + ".timing_turnstile", path + ".turnstile"};
   for (int part = 0; part < kGpuMemoryParts; ++part)
     files.push_back(path + ".memory." + std::to_string(part));
   for (const std::string& file : files) {

@@ -5,10 +5,22 @@
 
 #include <stdexcept>
 
+#include "eval/worker_process.h"
+
 namespace drtriton {
 namespace {
 
 using Devices = std::vector<std::string>;
+
+// What of the service's environment reaches a worker: what Python, CUDA and Triton need and
+// the verifier's settings, never anything else (a secret in the service's environment).
+TEST(WorkerEnvironment, PassesTheVerifiersSettingsAndNoOthers) {
+  for (const char* name : {"PATH", "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "TRITON_INTERPRET",
+                           "DRTRITON_TASK_CACHE_MB", "DRTRITON_QUIET_TIMING", "DRTRITON_TEST_X"})
+    EXPECT_TRUE(worker_env_allowed(name)) << name;
+  for (const char* name : {"HOME", "AWS_SECRET_ACCESS_KEY", "DRTRITON_GPU_LOCK", "OPENAI_API_KEY"})
+    EXPECT_FALSE(worker_env_allowed(name)) << name;
+}
 
 TEST(PoolDevices, WorkersGoRoundRobinOverTheListedGpus) {
   EXPECT_EQ(spread_workers({0, 1}, 5), (Devices{"cuda:0", "cuda:1", "cuda:0", "cuda:1", "cuda:0"}));

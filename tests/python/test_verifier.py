@@ -546,6 +546,49 @@ def test_integer_outputs_are_judged_exactly():
     assert 0 < err <= bound
 
 
+def test_quiet_timing_keeps_checked_work_off_timed_runs(tmp_path, monkeypatch):
+    """GpuLock under quiet timing, three workers as three instances (flock holds belong to an
+    open file): a timed run waits for a worker's checked GPU work to end; while it waits, new
+    checked work waits behind it (the turnstile), so timing is not starved; without quiet
+    timing, checked work takes nothing."""
+    import threading
+    import time
+    from drtriton.verifier import timing
+    path = tmp_path / "gpu.lock"
+    for name in (path, tmp_path / "gpu.lock.timing_turnstile"):
+        name.write_text("")
+    monkeypatch.setenv("DRTRITON_GPU_LOCK", str(path))
+    checker, timer, late = (timing.GpuLock(0, quiet=True) for _ in range(3))
+    events = []
+
+    def timed_run():
+        with timer.held():
+            events.append("timed")
+        timer.release()
+
+    def late_check():
+        with late.shared():
+            events.append("late check")
+
+    with checker.shared():
+        first = threading.Thread(target=timed_run)
+        first.start()
+        time.sleep(0.3)
+        second = threading.Thread(target=late_check)
+        second.start()
+        time.sleep(0.3)
+        assert events == []  # the timed run waits for the check; the late check waits for it
+        events.append("check done")
+    first.join(5)
+    second.join(5)
+    assert events == ["check done", "timed", "late check"]
+    loud = timing.GpuLock(0, quiet=False)
+    with loud.shared():  # nothing taken: a timed run goes ahead
+        with timer.held():
+            pass
+        timer.release()
+
+
 def test_noisy_timings_are_told_apart():
     """timing.noisy on timings the H200 gave for one solution of the corpus in two runs: its
     runs alone, and the same runs while other workers' checked runs shared the GPU."""

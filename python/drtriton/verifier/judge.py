@@ -184,9 +184,10 @@ def _to(obj, device, dtype64=False):
 class Call:
     """One forward of the candidate that a stage asks for."""
 
-    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None):
+    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None, apart=True):
         self.model, self.args, self.check = model, args, check
         self.noop, self.around, self.sleep_ms = noop, around, sleep_ms
+        self.apart = apart  # a checked run kept apart from timed runs (quiet timing)
 
 
 class Forward:
@@ -312,7 +313,7 @@ class _Judgement:
         with self.guarded(), torch.no_grad(), inputs_mod.nan_uninitialized_memory(call.check), \
                 launch_hook.counting(call.noop, call.around) as counts:
             try:
-                with self.ctx.timer.span(sleep_ms, exclusive=not call.check) as run:
+                with self.ctx.timer.span(sleep_ms, exclusive=not call.check, apart=call.apart) as run:
                     t0 = time.perf_counter()
                     with recorder:
                         f.out = call.model(*call.args)
@@ -366,7 +367,7 @@ class _Judgement:
         and the copy eager ran on (to see whether the reference writes its inputs)."""
         self.model.load_state_dict(self.state)
         self.model64.load_state_dict(self.state64)
-        with torch.no_grad():
+        with torch.no_grad(), self.gpu_work():
             eager_args = _clone(inputs)
             eager = self.model(*eager_args)
             truth = self.model64(*_to(inputs, self.device, dtype64=True))
@@ -637,7 +638,8 @@ class _Judgement:
         self.reference_library = torch_ops.library_counts(self.reference_ops)
         self.v["checks"]["reference_library_ops"] = self.reference_library
         args = self.fill_buffers(self.sets[1])
-        f = yield Call(self.cand_model, args)
+        # Not kept apart from timed runs: Triton compiles the kernels meanwhile, for seconds.
+        f = yield Call(self.cand_model, args, apart=False)
         if f.error is not None:
             raise Reject("compile", "forward failed: " + describe(f.error, self.cand_path),
                          detail=_exception_detail(f.error))
@@ -860,6 +862,16 @@ class _Judgement:
     def judge_output(self, out, eager, truth, index, label, stage, what, inputs=None):
         """`inputs`: what the forward ran on; where the candidate misses the bound, eager on
         them moved by one rounding gives more samples of fp32's error (compare.py)."""
+        with self.gpu_work():
+            self._judge_output(out, eager, truth, index, label, stage, what, inputs)
+
+    def gpu_work(self):
+        """GPU work that is not timed, kept apart from other workers' timed runs under quiet
+        timing (timing.GpuLock.shared)."""
+        lock = self.ctx.timer.lock
+        return lock.shared() if lock is not None else contextlib.nullcontext()
+
+    def _judge_output(self, out, eager, truth, index, label, stage, what, inputs):
         try:
             rows, others = compare.check_output(out, eager, truth), []
             while (inputs is not None and len(others) < compare.SECOND_SAMPLES
@@ -1246,6 +1258,9 @@ def _judge_once(ctx, task_src, cand_src, options, workdir):
     ctx.tamper.begin_request()
     j = _Judgement(ctx, task_src, cand_src, options, workdir, verdict)
     seconds = verdict["seconds"]  # wall time by stage: where a worker's time goes
+    lock = ctx.timer.lock
+    if lock is not None and lock.quiet:  # waits for shared holds, within the stages' times
+        shared_before = lock.shared_wait_s
     try:
         for stage, run in zip(STAGES, (j.static, j.load, j.compile_stage, j.faithful, j.correct, j.timed)):
             t0 = time.perf_counter()
@@ -1257,6 +1272,8 @@ def _judge_once(ctx, task_src, cand_src, options, workdir):
                 raise Reject(stage, str(e), flags=["inputs_changed"])
             finally:
                 seconds[stage] = time.perf_counter() - t0
+                if lock is not None and lock.quiet:
+                    seconds["shared_wait"] = lock.shared_wait_s - shared_before
             verdict["stage"] = stage
         verdict["passed"] = True
     except Reject as r:

@@ -87,14 +87,15 @@ class CudaTimer:
         return min(max(2 * host_ms, 0.02), 50.0)
 
     @contextlib.contextmanager
-    def span(self, sleep_ms, exclusive=False):
+    def span(self, sleep_ms, exclusive=False, apart=True):
         """One run: L2 flush, then the GPU held busy (torch.cuda._sleep) for sleep_ms while the
         host enqueues, CUDA events around the run, all streams synchronized after. Yields a
         dict whose "ms" holds the run's GPU time once the block is left. Every candidate
         forward runs inside one, checked or timed alike (judge.py), so the two cannot be told
         apart; host work that needs the inputs' values must synchronize first and is
-        therefore inside the events. `exclusive`: a timed run, under the GPU's lock."""
-        with self.lock.held() if exclusive else contextlib.nullcontext():
+        therefore inside the events. `exclusive`: a timed run, under the GPU's lock; else,
+        with `apart`, kept apart from other workers' timed runs (GpuLock.shared)."""
+        with self.lock.held() if exclusive else self.lock.shared() if apart else contextlib.nullcontext():
             self.flush_buffer.zero_()
             torch.cuda._sleep(int(self.cycles_per_ms * sleep_ms))
             begin, end = _Event(enable_timing=True), _Event(enable_timing=True)
@@ -176,7 +177,7 @@ class CpuTimer:
         return 0.0
 
     @contextlib.contextmanager
-    def span(self, sleep_ms, exclusive=False):
+    def span(self, sleep_ms, exclusive=False, apart=True):
         result = {}
         t0 = _perf_counter()
         yield result
@@ -216,28 +217,48 @@ class GpuLock:
     one hand-over per run cost more than the host work between runs that it let other
     workers overlap. A loop calls release() when it ends, so the lock is never kept across
     the checks between stages. `wait_s` and `held_s` add up the time spent waiting for it
-    and holding it."""
+    and holding it.
+
+    Quiet timing (DRTRITON_QUIET_TIMING=1; off by default until measured): the workers'
+    other GPU work (checked runs, references, comparisons) holds the lock in shared mode
+    (`shared`), so that no timed run overlaps it. A worker that wants the lock exclusively
+    closes the turnstile (PATH.timing_turnstile) while it waits, which every shared holder
+    passes on its way in: the shared holders inside finish their piece of work, new ones
+    wait, and timed runs are not starved. `shared_wait_s` adds up the time spent waiting for
+    a shared hold."""
 
     RUNS_PER_HOLD = 16
 
-    def __init__(self, index):
+    def __init__(self, index, quiet=None):
         path = os.environ.get("DRTRITON_GPU_LOCK")
         if path:
-            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        else:  # a worker started by hand (verifier/client.py): the service's name for the file
-            self.fd = os.open(f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock",
-                              os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        self.wait_s = self.held_s = 0.0
+            open_lock = lambda name: os.open(name, os.O_RDONLY | os.O_CLOEXEC)  # noqa: E731
+        else:  # a worker started by hand (verifier/client.py): the service's names for the files
+            path = f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock"
+            open_lock = lambda name: os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)  # noqa: E731
+        self.fd = open_lock(path)
+        self.quiet = os.environ.get("DRTRITON_QUIET_TIMING") == "1" if quiet is None else quiet
+        self.turnstile = open_lock(path + ".timing_turnstile") if self.quiet else None
+        self.wait_s = self.held_s = self.shared_wait_s = 0.0
         self.since = None  # when this worker took the lock; None while another may hold it
         self.runs = 0
+        self.shared_depth = 0  # shared holds open (nested ones take nothing more)
 
     @contextlib.contextmanager
     def held(self):
         """One run under the lock: taken if this worker does not hold it yet, handed over
         after RUNS_PER_HOLD runs."""
         if self.since is None:
+            # Never while this worker holds it shared: two workers upgrading would deadlock.
+            assert not self.shared_depth, "a timed run inside GPU work held shared"
             t0 = _perf_counter()
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            if self.turnstile is not None:
+                fcntl.flock(self.turnstile, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+            finally:
+                if self.turnstile is not None:
+                    fcntl.flock(self.turnstile, fcntl.LOCK_UN)
             self.since, self.runs = _perf_counter(), 0
             self.wait_s += self.since - t0
         try:
@@ -252,6 +273,32 @@ class GpuLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             self.held_s += _perf_counter() - self.since
             self.since = None
+
+    @contextlib.contextmanager
+    def shared(self):
+        """A piece of GPU work that is not timed, kept apart from other workers' timed runs
+        under quiet timing; nothing otherwise, nor inside this worker's own timing loop."""
+        if not self.quiet:
+            yield
+            return
+        if self.since is not None or self.shared_depth:  # held already
+            self.shared_depth += 1
+            try:
+                yield
+            finally:
+                self.shared_depth -= 1
+            return
+        t0 = _perf_counter()
+        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
+        fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+        fcntl.flock(self.fd, fcntl.LOCK_SH)
+        self.shared_wait_s += _perf_counter() - t0
+        self.shared_depth = 1
+        try:
+            yield
+        finally:
+            self.shared_depth = 0
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
 
 
 class MemoryGate:
