@@ -18,6 +18,8 @@
 # task cache hits where it still holds the task) and prints the verifier's warm throughput
 # beside the cold one. The GPU memory each judgement reserved is printed against the memory
 # gate's estimate.
+# DRTRITON_QUIET_TIMING=1 judges under quiet timing (docs/verifier.md): the timings line then
+# says how many timings were still disturbed, to set against the run without it.
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -212,6 +214,7 @@ def verify_chunk(service, chunk, warm=False):
                 "passed", "failed_stage", "reason", "kernelbench_native", "speedup_eager",
                 "speedup_compile", "timing_ms", "flags", "seconds")}
             programs[name]["verdict"]["gpu_memory"] = (v.get("checks") or {}).get("gpu_memory")
+            programs[name]["verdict"]["timing_attempts"] = (v.get("checks") or {}).get("timing_attempts")
             status = "accepted" if v.get("passed") else f"rejected at {v.get('failed_stage')}: {v.get('reason')}"
             sp = v.get("speedup_eager")
             print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
@@ -273,6 +276,22 @@ report["throughput"] = {"verdicts": verified, "per_minute": round(60 * verified 
 save()
 print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['throughput']['per_minute']} a minute; "
       "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items()))
+# How many timings other GPU work disturbed: spread past NOISY_SPREAD of their median (all
+# timings), timed again (checks.timing_attempts), still noisy (flag timing_noisy).
+from drtriton.verifier.timing import NOISY_SPREAD  # noqa: E402
+spreads = [s["iqr"] / s["median"] for e in programs.values()
+           for s in ((e["verdict"] or {}).get("timing_ms") or {}).values()
+           if isinstance(s, dict) and s.get("median")]
+report["timing"] = {
+    "timings": len(spreads), "noisy": sum(x > NOISY_SPREAD for x in spreads),
+    "timed_again": sum(bool((e["verdict"] or {}).get("timing_attempts")) for e in programs.values()),
+    "flagged": sum("timing_noisy" in ((e["verdict"] or {}).get("flags") or []) for e in programs.values()),
+    "quiet": os.environ.get("DRTRITON_QUIET_TIMING") == "1"}
+save()
+print(f"timings: {report['timing']['noisy']} of {report['timing']['timings']} spread past "
+      f"{NOISY_SPREAD:.0%} of their median; {report['timing']['timed_again']} verdicts timed again, "
+      f"{report['timing']['flagged']} flagged timing_noisy (quiet timing "
+      f"{'on' if report['timing']['quiet'] else 'off'})")
 # The memory gate's estimate against the most the judging worker reserved (checks.gpu_memory).
 memory = [(name, m) for name, e in programs.items()
           if (m := (e["verdict"] or {}).get("gpu_memory")) and m.get("peak_bytes") and m.get("input_bytes")]
