@@ -199,8 +199,7 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
 // run time whether the buffers allow them. A is a buffer as it is (a Linear's rows flattened);
 // W is a Linear's weight, the buffer X of a transposed view B = X^T, or, for fp32, a K-major
 // copy of a row-major B written first (one pass over B), which the pointer loads then read
-// too. An operand's batch dims must be
-// none or the product's own. TMA coordinates are 32-bit.
+// too. An operand's batch dims must be none or the product's own. TMA coordinates are 32-bit.
 std::optional<Lowering::KMajor> Lowering::k_major_operands(const Node& n,
                                                            const std::vector<ValueId>& operands) {
   DType dtype = g_.value(n.output).type.dtype;
