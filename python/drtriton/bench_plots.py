@@ -6,7 +6,8 @@ ceilings it measured (OUT/ceilings.json): the C++ side judges and counts, this f
 - speedups.png: the distribution of speedups of the correct programs, against eager and
   against torch.compile (log scale; 1x marked).
 - per_program.png: every program's speedup against both baselines, one bar pair each;
-  programs that are not correct show no bar, degenerate ones are left out.
+  programs that are not correct, or whose timing was noisy, show no bar; degenerate ones
+  are left out.
 - roofline.png: each correct program at its arithmetic intensity (FLOPs over the bytes it
   must move) and its achieved FLOP/s, under the measured roofs.
 """
@@ -26,9 +27,14 @@ BASELINES = [("speedup_eager", "eager", "#2e86c1"), ("speedup_compile", "torch.c
 
 
 def load_rows(out):
+    """The rows to draw: degenerate programs left out; a noisy timing's (timing_noisy: other
+    GPU work overlapped it) speedups and times dropped, as the summary does not count them."""
     path = os.path.join(out, "results.jsonl")
     with open(path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        if r.get("timing_noisy"):
+            r.update(speedup_eager=None, speedup_compile=None, timing_ms=None)
     return sorted((r for r in rows if not r.get("degenerate")), key=lambda r: r["id"])
 
 

@@ -111,6 +111,9 @@ def test_noisy_timings_are_not_counted_as_timed(suite):
     assert "| eager | 2 | 75.0%" in r.stdout and "| eager | 3 |" in first.stdout
     assert "so not counted as timed: relu_scale\n" in r.stdout
     assert "timing_noisy" not in first.stdout
+    from drtriton import bench_plots  # the plots draw no speedup of it either
+    drawn = {row["id"]: row for row in bench_plots.load_rows(str(work / "out_noisy"))}
+    assert drawn["relu_scale"]["speedup_eager"] is None and drawn["more/row_softmax"]["speedup_eager"]
 
 
 def test_resume_does_only_what_is_missing(suite):
