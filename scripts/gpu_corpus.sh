@@ -19,7 +19,8 @@
 # beside the cold one. The GPU memory each judgement reserved is printed against the memory
 # gate's estimate.
 # DRTRITON_QUIET_TIMING=1 judges under quiet timing (docs/verifier.md): the timings line then
-# says how many timings were still disturbed, to set against the run without it.
+# says how many timings were still disturbed, to set against the run without it;
+# PYTORCH_CUDA_ALLOC_CONF reaches the workers too (the GPU memory line says which).
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -300,7 +301,9 @@ if memory:
     report["memory"] = {"judged": len(memory), "over_estimate": sum(r > 1 for r, _, _ in over),
                         "largest_peak_per_input_byte": round(max(m["peak_bytes"] / m["input_bytes"] for _, m in memory), 1)}
     save()
-    print(f"\nGPU memory: {report['memory']['over_estimate']} of {len(memory)} judgements reserved more than "
+    report["memory"]["allocator"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+    print(f"\nGPU memory (PYTORCH_CUDA_ALLOC_CONF={report['memory']['allocator']!r}): "
+          f"{report['memory']['over_estimate']} of {len(memory)} judgements reserved more than "
           f"the gate's estimate; the most per input byte {report['memory']['largest_peak_per_input_byte']}; "
           "the largest over it (peak / estimate, input GB): " + ", ".join(
               f"{name} {r:.2f} ({m['input_bytes'] / 1e9:.2f})" for r, name, m in over[:6] if r > 1))
