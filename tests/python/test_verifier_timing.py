@@ -1,9 +1,13 @@
 """Timings that other GPU work overlapped (timing_noisy, decided on a GPU by the runs' spread)
-are timed once more, then flagged: no speed reward, no reused eager timing. On the CPU the
-interpreter's timings are never called noisy, so this test makes the judge see every timing
-as noisy, then none, in a process set up as a worker (as test_verifier_memory.py does); then
-once more under quiet timing (timing.GpuLock's shared holds), which must judge alike."""
+are timed once more, then flagged: a speed reward lowered by the spreads, no reused eager
+timing. On the CPU the interpreter's timings are never called noisy, so this test makes the
+judge see every timing as noisy, then none, in a process set up as a worker (as
+test_verifier_memory.py does); then once more under quiet timing (timing.GpuLock's shared
+holds), which must judge alike."""
+import math
 import os
+
+import pytest
 
 import as_worker
 
@@ -21,7 +25,7 @@ for seed, noisy in ((1, True), (2, False)):
     out.append({"passed": v["passed"], "reason": v["reason"], "flags": v["flags"],
                 "attempts": v["checks"].get("timing_attempts"), "noisy": v["checks"].get("timing_noisy"),
                 "speed": v["reward"]["speed"], "reference_timing": v["reference_timing"] is not None,
-                "runs": v["timing_ms"]["candidate"]["runs"]})
+                "runs": v["timing_ms"]["candidate"]["runs"], "timing_ms": v["timing_ms"]})
 # Quiet timing's shared holds, on the CPU too: the judge takes them around references and
 # comparisons (nested ones among them), and a whole judgement neither deadlocks nor fails.
 from drtriton.verifier import timing
@@ -44,7 +48,12 @@ def test_noisy_timings_are_timed_again_then_flagged(tmp_path):
     assert noisy["passed"] and quiet["passed"], (noisy, quiet)
     assert noisy["attempts"] == {"eager": 2, "candidate": 2}, noisy
     assert "timing_noisy" in noisy["flags"] and noisy["noisy"] == ["eager", "candidate"], noisy
-    assert noisy["speed"] is None and not noisy["reference_timing"], noisy
+    assert not noisy["reference_timing"], noisy
+    # Noise never pays: the speed reward is lowered by each timing's spread.
+    eager, cand = noisy["timing_ms"]["eager"], noisy["timing_ms"]["candidate"]
+    expected = (math.log(eager["median"] / cand["median"]) - math.log1p(eager["iqr"] / eager["median"])
+                - math.log1p(cand["iqr"] / cand["median"]))
+    assert noisy["speed"] == pytest.approx(max(-2.0, min(2.0, expected))), noisy
     assert noisy["runs"] >= 1  # the second loop's runs, after the first's were dropped
     assert quiet["attempts"] is None and "timing_noisy" not in quiet["flags"], quiet
     assert quiet["speed"] is not None and quiet["reference_timing"], quiet

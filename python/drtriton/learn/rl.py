@@ -139,7 +139,8 @@ class Verifier:
                           "stage": "passed" if verdict["passed"]
                           else verdict.get("failed_stage") or "none",
                           "reason": (verdict.get("reason") or "")[:500],
-                          "speedup": verdict.get("speedup_eager")}
+                          "speedup": verdict.get("speedup_eager"),
+                          "speed": (verdict.get("reward") or {}).get("speed")}
         return results
 
     def spread(self, items: list[dict]) -> list[dict]:
@@ -366,8 +367,10 @@ class Trainer:
         t2 = time.time()
         self.log_samples(texts, verdicts)
         correct = torch.tensor([v["passed"] for v in verdicts], device=env.device)
-        # the service reports t_eager / t_cand as the speedup: its log is the speed score
-        speed = torch.tensor([rl_loss.speed_score(v["speedup"], 1.0) if v["passed"] else 0.0
+        # the verifier's speed reward: log(t_eager / t_cand), clipped, and lowered where the
+        # timing was noisy (so that noise never pays); its speedup where a verdict has none
+        speed = torch.tensor([(v["speed"] if v.get("speed") is not None
+                               else rl_loss.speed_score(v["speedup"], 1.0)) if v["passed"] else 0.0
                               for v in verdicts], device=env.device)
         rule = rl_loss.RULES[cfg.algo]
         rule_args = dict(lam=cfg.lam, beta=cfg.push) if cfg.algo == "drpo" else {}

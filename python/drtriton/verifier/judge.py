@@ -997,8 +997,8 @@ class _Judgement:
         try:  # the timing loops keep the GPU lock over a few runs; never past this stage
             with torch.no_grad():
                 if reference is None:
-                    eager_stats = self.bench_quiet("eager", eager_fn)
-                    compile_stats = self.bench_quiet("compile", compiled_fn) if compiled_fn else None
+                    eager_stats = self.bench_retried("eager", eager_fn)
+                    compile_stats = self.bench_retried("compile", compiled_fn) if compiled_fn else None
                     reference = {
                         "eager": eager_stats, "compile": compile_stats, "compile_note": compile_note,
                         "device": self.ctx.device_name, "versions": self.ctx.versions,
@@ -1070,7 +1070,7 @@ class _Judgement:
             self.flag("speedup_over_10x")
         noisy = [name for name, stats in (("eager", reference["eager"]), ("candidate", cand_stats))
                  if self.timing_noisy(stats)]
-        if noisy:  # no speed reward from it, and a noisy reference timing is never reused
+        if noisy:  # a lowered speed reward, and a noisy reference timing is never reused
             self.flag("timing_noisy")
             self.v["checks"]["timing_noisy"] = noisy
             if "eager" in noisy:
@@ -1107,7 +1107,7 @@ class _Judgement:
         self.v["checks"].setdefault("timing_attempts", {})[what] = attempt + 1
         return True
 
-    def bench_quiet(self, what, fn):
+    def bench_retried(self, what, fn):
         """timer.bench's stats of `fn`, timed again where other GPU work overlapped the runs."""
         attempt = 1
         stats, _ = self.ctx.timer.bench(fn)
@@ -1310,8 +1310,12 @@ def _judge_once(ctx, task_src, cand_src, options, workdir):
         verdict["reward"]["correct"] = 1
         t_eager = verdict["timing_ms"]["eager"]["median"]
         t_cand = verdict["timing_ms"]["candidate"]["median"]
-        if t_cand > 0 and t_eager > 0 and "timing_noisy" not in verdict["flags"]:
-            verdict["reward"]["speed"] = max(-2.0, min(2.0, math.log(t_eager / t_cand)))
+        if t_cand > 0 and t_eager > 0:
+            speed = math.log(t_eager / t_cand)
+            if "timing_noisy" in verdict["flags"]:  # noise never pays: each spread lowers it
+                for stats in (verdict["timing_ms"]["eager"], verdict["timing_ms"]["candidate"]):
+                    speed -= math.log1p(stats["iqr"] / stats["median"])
+            verdict["reward"]["speed"] = max(-2.0, min(2.0, speed))
     seconds["cleanup"] = time.perf_counter() - t_cleanup
     return verdict
 
