@@ -1014,7 +1014,7 @@ class _Judgement:
                 attempt = 1
                 while True:
                     if run >= warmup and self.ctx.timer.enough(len(times), time.perf_counter() - start):
-                        if not self.time_again("candidate", times, attempt):
+                        if not self.time_again("candidate", timing.summarize(times), attempt):
                             break
                         times, start, attempt = [], time.perf_counter(), attempt + 1
                     inputs_mod.redraw_(args, nonneg, generator, run)
@@ -1098,10 +1098,8 @@ class _Judgement:
         return self.device.type == "cuda" and timing.noisy(stats)
 
     def time_again(self, what, stats, attempt):
-        """Is a finished timing loop of `what` (its stats, or its times in ms) to be run again
-        (noisy, attempts left)? Counts the attempts in checks.timing_attempts when it is."""
-        if isinstance(stats, list):
-            stats = timing.summarize(stats)
+        """Is a finished timing loop of `what` (its stats) to be run again (noisy, attempts
+        left)? Counts the attempts in checks.timing_attempts when it is."""
         if attempt >= TIMING_ATTEMPTS or not self.timing_noisy(stats):
             return False
         self.v["checks"].setdefault("timing_attempts", {})[what] = attempt + 1

@@ -208,10 +208,28 @@ def physical_gpu_name(index):
     return "".join(c for c in name if c.isascii() and (c.isalnum() or c == "-")) or "0"
 
 
+def _lock_files(index):
+    """The path of one GPU's timing lock, PATH (the lock files of GpuLock and MemoryGate are
+    PATH and PATH.<suffix>), and how to open them: the service makes them and names PATH in
+    DRTRITON_GPU_LOCK (flock needs only a read-only descriptor); a worker started by hand
+    (verifier/client.py) makes them under the service's names."""
+    path = os.environ.get("DRTRITON_GPU_LOCK")
+    if path:
+        return path, lambda name: os.open(name, os.O_RDONLY | os.O_CLOEXEC)
+    path = f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock"
+    return path, lambda name: os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+
+
+def _pass(turnstile):
+    """Through a turnstile, waiting while another holds it closed."""
+    fcntl.flock(turnstile, fcntl.LOCK_EX)
+    fcntl.flock(turnstile, fcntl.LOCK_UN)
+
+
 class GpuLock:
-    """Exclusive lock on one GPU's timed runs, shared by every worker on the machine. The
-    service makes the lock file and names it in DRTRITON_GPU_LOCK (a sandboxed worker cannot
-    create files outside its scratch folder); flock needs only a read-only descriptor.
+    """Exclusive lock on one GPU's timed runs, shared by every worker on the machine (its
+    file: _lock_files; the service makes it, as a sandboxed worker cannot create files
+    outside its scratch folder).
 
     A worker keeps the lock over RUNS_PER_HOLD runs of one timing loop, then hands it over:
     one hand-over per run cost more than the host work between runs that it let other
@@ -230,12 +248,7 @@ class GpuLock:
     RUNS_PER_HOLD = 16
 
     def __init__(self, index, quiet=None):
-        path = os.environ.get("DRTRITON_GPU_LOCK")
-        if path:
-            open_lock = lambda name: os.open(name, os.O_RDONLY | os.O_CLOEXEC)  # noqa: E731
-        else:  # a worker started by hand (verifier/client.py): the service's names for the files
-            path = f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock"
-            open_lock = lambda name: os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)  # noqa: E731
+        path, open_lock = _lock_files(index)
         self.fd = open_lock(path)
         self.quiet = os.environ.get("DRTRITON_QUIET_TIMING") == "1" if quiet is None else quiet
         self.turnstile = open_lock(path + ".timing_turnstile") if self.quiet else None
@@ -289,8 +302,7 @@ class GpuLock:
                 self.shared_depth -= 1
             return
         t0 = _perf_counter()
-        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
-        fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+        _pass(self.turnstile)
         fcntl.flock(self.fd, fcntl.LOCK_SH)
         self.shared_wait_s += _perf_counter() - t0
         self.shared_depth = 1
@@ -322,12 +334,7 @@ class MemoryGate:
     POLL_S = 0.02
 
     def __init__(self, index, total_bytes=None):
-        base = os.environ.get("DRTRITON_GPU_LOCK")
-        if base:
-            open_lock = lambda path: os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # noqa: E731
-        else:  # a worker started by hand (verifier/client.py): the service's names
-            base = f"/tmp/drtriton-gpu-{physical_gpu_name(index)}.lock"
-            open_lock = lambda path: os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)  # noqa: E731
+        base, open_lock = _lock_files(index)
         count = int(os.environ.get("DRTRITON_GPU_MEMORY_PARTS", self.DEFAULT_PARTS))
         self.parts = [open_lock(f"{base}.memory.{i}") for i in range(count)]
         self.turnstile = open_lock(base + ".turnstile")
@@ -343,8 +350,7 @@ class MemoryGate:
         return len(self.held) == len(self.parts)
 
     def enter(self):
-        fcntl.flock(self.turnstile, fcntl.LOCK_EX)
-        fcntl.flock(self.turnstile, fcntl.LOCK_UN)
+        _pass(self.turnstile)
         self._take(1)
 
     def need(self, peak_bytes):
