@@ -228,17 +228,8 @@ std::optional<Lowering::KMajor> Lowering::k_major_operands(const Node& n,
   if (!is_buffer(b)) {  // B = X^T, X a row-major buffer: X is W
     if (bv.kind != ValueKind::Node) return std::nullopt;
     const Node& view = g_.nodes()[bv.node];
-    const int r = bv.type.rank();
-    bool swap = false;
-    if (view.op == Op::Transpose) {
-      int64_t d0 = attr_int(view.attrs, "dim0"), d1 = attr_int(view.attrs, "dim1");
-      swap = std::min(d0, d1) == r - 2 && std::max(d0, d1) == r - 1;
-    } else if (view.op == Op::Permute) {
-      std::vector<int64_t> dims = attr_ints(view.attrs, "dims");
-      swap = dims[r - 2] == r - 1 && dims[r - 1] == r - 2;
-      for (int d = 0; d < r - 2; ++d) swap = swap && dims[d] == d;
-    }
-    if (!swap || !row_major(view.inputs[0])) return std::nullopt;
+    if (!k_contiguous_view(view, bv.type.rank(), true) || !row_major(view.inputs[0]))
+      return std::nullopt;
     ops.w = buffers_.at(view.inputs[0]).var;
     return ops;
   }

@@ -46,6 +46,11 @@ struct Statistic {
   const Node* node;
 };
 
+// Whether `view`, computing a GEMM's right operand B [.., K, N] of `rank` dims from its input
+// X, keeps K as X's last dim (K-contiguous: TF32 tensor-core products take B as stored), and,
+// with `only_last_two`, moves no other dim (X is then [.., N, K], read as a Linear's weight).
+bool k_contiguous_view(const Node& view, int rank, bool only_last_two);
+
 // The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
 // order, and each node either stays an expression or writes a buffer through an emitter.
 class Lowering {

@@ -287,13 +287,22 @@ bool Lowering::gemm_pays(const Node& n) const {
   if (macs < static_cast<double>(int64_t{1} << (tma_rows ? 28 : 30))) return false;
   if (n.op == Op::Linear || g_.value(n.output).type.dtype == DType::F16) return true;
   const Value& b = g_.value(n.inputs[n.op == Op::Addmm ? 2 : 1]);
-  if (b.kind != ValueKind::Node) return false;
-  const Node& view = g_.nodes()[b.node];
-  const int r = b.type.rank();
-  if (view.op == Op::Permute) return attr_ints(view.attrs, "dims")[r - 2] == r - 1;
-  if (view.op != Op::Transpose) return false;
-  int64_t d0 = attr_int(view.attrs, "dim0"), d1 = attr_int(view.attrs, "dim1");
-  return std::min(d0, d1) == r - 2 && std::max(d0, d1) == r - 1;
+  return b.kind == ValueKind::Node && k_contiguous_view(g_.nodes()[b.node], b.type.rank(), false);
+}
+
+bool k_contiguous_view(const Node& view, int rank, bool only_last_two) {
+  const int r = rank;
+  if (view.op == Op::Transpose) {
+    int64_t d0 = attr_int(view.attrs, "dim0"), d1 = attr_int(view.attrs, "dim1");
+    return std::min(d0, d1) == r - 2 && std::max(d0, d1) == r - 1;
+  }
+  if (view.op != Op::Permute) return false;
+  std::vector<int64_t> dims = attr_ints(view.attrs, "dims");
+  if (dims[r - 2] != r - 1) return false;
+  if (!only_last_two) return true;
+  for (int d = 0; d < r - 2; ++d)
+    if (dims[d] != d) return false;
+  return dims[r - 1] == r - 2;
 }
 
 // The epilogue of a Triton GEMM: the elementwise nodes after it, of the product's shape,
