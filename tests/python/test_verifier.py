@@ -274,6 +274,13 @@ def rules(source, task=TASK):
     ("import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, allow_tf32=True)\n", "precision"),
     ("from triton.tools.tensor_descriptor import TensorDescriptor as T\n"
      "def f(x):\n    return T(x, [4, 4], [4, 1], [4, 4], round_f32_to_tf32=True)\n", "precision"),
+    ("from triton.tools.tensor_descriptor import TensorDescriptor\n"
+     "def f(x):\n    return TensorDescriptor(x, [4, 4], [4, 1], [4, 4], 'zero', True)\n", "precision"),
+    ("from triton.tools.tensor_descriptor import TensorDescriptor\n"
+     "def f(x):\n    return TensorDescriptor.from_tensor(x, [4, 4], 'zero', True)\n", "precision"),
+    ("from triton.tools import tensor_descriptor as td\n"
+     "def f(x):\n    return td.TensorDescriptor(x, [4, 4], [4, 1], [4, 4], **{'round_f32_to_tf32': 1})\n",
+     "precision"),
     ("def f(x):\n    return x.half()\n", "precision"),
     ("import functools\n@functools.lru_cache\ndef f(x):\n    return x\n", "cache"),
     ("C = []\ndef f(x):\n    C.append(x)\n", "cache"),
@@ -297,6 +304,8 @@ def test_static_rule(source, rule):
     "import triton.language as tl\ndef f(a, b):\n    return tl.dot(a, b, input_precision='tf32x3')\n",
     "from triton.tools.tensor_descriptor import TensorDescriptor\n"
     "def f(x):\n    return TensorDescriptor.from_tensor(x, [16, 16])\n",
+    "from triton.tools.tensor_descriptor import TensorDescriptor\n"
+    "def f(x):\n    return TensorDescriptor(x, [4, 4], [4, 1], [4, 4], 'zero')\n",
     "import torch\ntorch.set_float32_matmul_precision('highest')\n",
     "TABLE = {}\nTABLE['a'] = 1\ndef f(x):\n    return TABLE['a'] + x\n",
     "import math\ndef f(x):\n    return math.prod(x.shape)\n",

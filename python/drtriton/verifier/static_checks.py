@@ -107,6 +107,9 @@ HALF_STRINGS = {"float16", "half", "bfloat16", "fp16", "bf16", "tf32", "bf16x3",
 TF32_FLAGS = {"allow_tf32", "allow_fp16_reduced_precision_reduction",
               "allow_bf16_reduced_precision_reduction",
               "round_f32_to_tf32"}  # a TMA TensorDescriptor's: rounds what it copies
+# A TensorDescriptor's constructors and where round_f32_to_tf32 stands among their
+# positional arguments: passed there, or through **, it is refused as its keyword is.
+DESCRIPTOR_ROUNDING_ARG = {"TensorDescriptor": 5, "TensorDescriptor.from_tensor": 3}
 # input_precision values of tl.dot that keep fp32 accuracy.
 FP32_PRECISIONS = {"ieee", "tf32x3"}
 
@@ -574,6 +577,11 @@ class _Checker(ast.NodeVisitor):
                 arg = node.args[0] if node.args else None
                 if not (isinstance(arg, ast.Constant) and arg.value == "highest"):
                     self.flag(node, "precision", "set_float32_matmul_precision below 'highest'")
+            at = next((i for suffix, i in DESCRIPTOR_ROUNDING_ARG.items()
+                       if name == suffix or name.endswith("." + suffix)), None)
+            if at is not None and (len(node.args) > at or any(kw.arg is None for kw in node.keywords)):
+                self.flag(node, "precision", "a TensorDescriptor's arguments past its padding by position "
+                                             "or ** (round_f32_to_tf32 in an fp32 task)")
             for kw in node.keywords:
                 off = isinstance(kw.value, ast.Constant) and kw.value.value is False
                 if kw.arg in TF32_FLAGS and not off:
