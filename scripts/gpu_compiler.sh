@@ -10,8 +10,8 @@
 #      TILES_S is set),
 # each table (markdown) in $OUT and printed last.
 #   there: bash scripts/gpu_compiler.sh     (carry .deps; GEMM_S, CONV_S, HALF_S, TUNE_S,
-#          TILES_S: the parts' seconds, 0 skips a part; CONV_ARGS, TUNE_ARGS, TILES_ARGS:
-#          bench/conv_layout.py's, bench/tune.py's and bench/gemm_tiles.py's options, e.g.
+#          TILES_S: the parts' seconds, 0 skips a part; GEMM_ARGS, CONV_ARGS, TUNE_ARGS, TILES_ARGS:
+#          bench/gemm_epilogue.py's, bench/conv_layout.py's, bench/tune.py's and bench/gemm_tiles.py's options, e.g.
 #          --limit 12)
 #          GEMM_S=0 CONV_S=0 HALF_S=0 TILES_S=400 bash scripts/gpu_compiler.sh   (the tiles alone)
 set -uo pipefail
@@ -21,7 +21,7 @@ source scripts/gpu_build.sh
 if [ "${GEMM_S:-150}" != 0 ]; then
   echo "== bench/gemm_epilogue.py (${GEMM_S:-150} s)"
   timeout "${GEMM_S:-150}" python3 bench/gemm_epilogue.py --budget $(( ${GEMM_S:-150} - 40 )) \
-    --out "$OUT/gemm_epilogue.md" > "$OUT/gemm_epilogue.log" 2>&1
+    --out "$OUT/gemm_epilogue.md" ${GEMM_ARGS:-} > "$OUT/gemm_epilogue.log" 2>&1
 fi
 if [ "${CONV_S:-180}" != 0 ]; then
   echo "== bench/conv_layout.py (${CONV_S:-180} s)"

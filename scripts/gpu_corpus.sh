@@ -13,6 +13,7 @@
 # CORPUS_CHUNK (default 4) is how many solutions one /verify_batch request holds, and
 # CORPUS_INFLIGHT (default 6) how many requests are out at once (the service has 8 workers a
 # GPU: 24 solutions queued keep all of them busy past a slow one). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
+# CORPUS_WORKERS=N gives the service N workers a GPU (default: its own, 8 on a machine of 16 cores).
 # CORPUS_LIMIT=N takes the first N programs of each folder. CORPUS_WARM=1 then judges every
 # solution once more (a comment added first: the verdict cache and Triton's miss, a worker's
 # task cache hits where it still holds the task) and prints the verifier's warm throughput
@@ -57,6 +58,7 @@ INFLIGHT = int(os.environ.get("CORPUS_INFLIGHT", "6"))
 PROCESSES = int(os.environ.get("CORPUS_PROCESSES", str(max(1, min(8, (os.cpu_count() or 2) // 2)))))
 LIMIT = int(os.environ.get("CORPUS_LIMIT", "0"))  # the first N programs of each folder; 0: all
 WARM = os.environ.get("CORPUS_WARM", "0") == "1"
+WORKERS = os.environ.get("CORPUS_WORKERS", "")  # the service's workers a GPU; empty: its default
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from drtriton.service_client import Service  # noqa: E402
 
@@ -86,7 +88,8 @@ def save():
 # device), then import and convert each traced program (threads running drtriton). The
 # verifier service starts meanwhile: its workers' start-up overlaps the conversions.
 def start_service():
-    workers = [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
+    workers = ["--workers-per-gpu", WORKERS] if WORKERS else \
+        [] if DEVICE == "cuda" else ["--workers-per-gpu", str(max(1, min(4, os.cpu_count() or 1)))]
     return Service(BIN, "--device", DEVICE, *workers, cwd=ROOT, ready_s=300)
 
 
@@ -280,11 +283,14 @@ print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['thr
 # How many timings other GPU work disturbed: spread past NOISY_SPREAD of their median (all
 # timings), timed again (checks.timing_attempts), still noisy (flag timing_noisy).
 from drtriton.verifier.timing import NOISY_SPREAD  # noqa: E402
-spreads = [s["iqr"] / s["median"] for e in programs.values()
-           for s in ((e["verdict"] or {}).get("timing_ms") or {}).values()
+timings = [s for e in programs.values() for s in ((e["verdict"] or {}).get("timing_ms") or {}).values()
            if isinstance(s, dict) and s.get("median")]
+spreads = [s["iqr"] / s["median"] for s in timings]
 report["timing"] = {
     "timings": len(spreads), "noisy": sum(x > NOISY_SPREAD for x in spreads),
+    # runs whose enqueueing outlasted the GPU's sleep (timing.Runs), left out or counted
+    "with_late_runs": sum(s.get("late", 0) > 0 for s in timings),
+    "late_runs": sum(s.get("late", 0) for s in timings), "runs": sum(s.get("runs", 0) for s in timings),
     "timed_again": sum(bool((e["verdict"] or {}).get("timing_attempts")) for e in programs.values()),
     "flagged": sum("timing_noisy" in ((e["verdict"] or {}).get("flags") or []) for e in programs.values()),
     "quiet": os.environ.get("DRTRITON_QUIET_TIMING") == "1"}
@@ -292,7 +298,8 @@ save()
 print(f"timings: {report['timing']['noisy']} of {report['timing']['timings']} spread past "
       f"{NOISY_SPREAD:.0%} of their median; {report['timing']['timed_again']} verdicts timed again, "
       f"{report['timing']['flagged']} flagged timing_noisy (quiet timing "
-      f"{'on' if report['timing']['quiet'] else 'off'})")
+      f"{'on' if report['timing']['quiet'] else 'off'}); {report['timing']['with_late_runs']} had late "
+      f"runs ({report['timing']['late_runs']} late, {report['timing']['runs']} counted)")
 # The memory gate's estimate against the most the judging worker reserved (checks.gpu_memory).
 memory = [(name, m) for name, e in programs.items()
           if (m := (e["verdict"] or {}).get("gpu_memory")) and m.get("peak_bytes") and m.get("input_bytes")]

@@ -269,12 +269,14 @@ bool Lowering::triton_gemm(const Node& n) const {
 // Where the Triton GEMM beat cuBLAS fp32 on an H200 (docs/results/gemm_epilogue_h200.md),
 // at the traced sizes: at least 2^30 multiply-adds (1024^3 ran 1.5x faster, 784x840x506
 // 2.6x slower: small products leave SMs idle), or 2^28 for a Linear whose rows TMA can copy
-// (16-byte multiples: 784x840x506 then ran 1.5x faster, 24x2048x2048 still 1.2x slower),
-// and unless the operands are fp16, a right operand stored K-contiguous (a Linear's weight,
-// a transposed view): TF32 tensor-core products take K-major operands only, and a row-major
-// one (x @ W) ran 1.45x slower, read as it is (gemm=triton now copies it K-major first, for
-// TMA: not yet measured). A product composed on import (nn.Bilinear's) is always a
-// kernel: the verifier allows a candidate only the library calls the reference makes.
+// (16-byte multiples: 784x840x506 then ran 1.5x faster, 24x2048x2048 still 1.2x slower).
+// Unless the operands are fp16, the right operand must be stored K-contiguous (a Linear's
+// weight, a transposed view), since TF32 tensor-core products take K-major operands only, or
+// be a row-major matrix, which the solution copies K-major first (k_major_operands): x @ W
+// (2048x4096x8192) then ran 1.73x faster than cuBLAS, against 1.45x slower read as it is; a
+// batched one (attention's P @ V) was not faster. A product composed on import
+// (nn.Bilinear's) is always a kernel: the verifier allows a candidate only the library calls
+// the reference makes.
 bool Lowering::gemm_pays(const Node& n) const {
   if (composed_on_import(g_.value(n.output))) return true;
   const Shape& out = g_.value(n.output).type.shape;
@@ -285,9 +287,11 @@ bool Lowering::gemm_pays(const Node& n) const {
   int64_t row_bytes = a.back() * (dtype == DType::F32 ? 4 : 2);
   bool tma_rows = n.op == Op::Linear && dtype != DType::BF16 && row_bytes % 16 == 0;
   if (macs < static_cast<double>(int64_t{1} << (tma_rows ? 28 : 30))) return false;
-  if (n.op == Op::Linear || g_.value(n.output).type.dtype == DType::F16) return true;
+  if (n.op == Op::Linear || dtype == DType::F16) return true;
   const Value& b = g_.value(n.inputs[n.op == Op::Addmm ? 2 : 1]);
-  return b.kind == ValueKind::Node && k_contiguous_view(g_.nodes()[b.node], b.type.rank(), false);
+  if (b.kind == ValueKind::Node && k_contiguous_view(g_.nodes()[b.node], b.type.rank(), false))
+    return true;
+  return dtype == DType::F32 && b.type.rank() == 2;  // copied K-major first
 }
 
 bool k_contiguous_view(const Node& view, int rank, bool only_last_two) {

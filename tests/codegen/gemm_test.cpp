@@ -84,8 +84,9 @@ return %2
 }
 
 // gemm=auto, the default: the Triton GEMM for products of 2^30 multiply-adds or more whose
-// right operand tensor cores take as stored (a Linear's weight, a transposed view); cuBLAS
-// for small products and for fp32 row-major right operands (x @ W).
+// right operand tensor cores take as stored (a Linear's weight, a transposed view) or, in
+// fp32, is a matrix copied K-major first (x @ W); cuBLAS for small products and for batched
+// fp32 row-major right operands (attention's P @ V).
 TEST(Gemm, AutoChoosesByTracedSize) {
   auto triton_kernel = [](const std::string& text) {
     std::string s = generate_solution(parse_graph(text), CodegenOptions{}).source;
@@ -109,13 +110,21 @@ return %1
 %1 = linear(%x) {module="fc", in_features=2048, out_features=2048}
 return %1
 )"));
-  // x @ W with W row-major (N contiguous): cuBLAS in fp32, the Triton GEMM in fp16 (whose
-  // tensor-core products take either layout)
+  // x @ W with W row-major (N contiguous): the Triton GEMM, in fp32 after a K-major copy of
+  // W (TF32 products take K-major operands only), in fp16 as it is; batched in fp32, cuBLAS.
   auto x_at_w = [](const std::string& dtype) {
     return "input %x : " + dtype + "[2048,4096]\ninput %w : " + dtype +
            "[4096,8192]\n%1 = matmul(%x, %w)\nreturn %1\n";
   };
-  EXPECT_FALSE(triton_kernel(x_at_w("f32")));
+  EXPECT_TRUE(triton_kernel(x_at_w("f32")));
+  EXPECT_EQ(count(generate_solution(parse_graph(x_at_w("f32")), CodegenOptions{}).source,
+                  "_k_major["),
+            1);
+  EXPECT_FALSE(triton_kernel(R"(input %p : f32[16,1024,1024]
+input %v : f32[16,1024,256]
+%1 = matmul(%p, %v)
+return %1
+)"));
   EXPECT_TRUE(triton_kernel(R"(input %x : f32[2048,4096]
 input %w : f32[8192,4096]
 %1 = transpose(%w) {dim0=0, dim1=1}

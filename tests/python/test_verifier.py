@@ -608,6 +608,25 @@ def test_noisy_timings_are_told_apart():
     assert not timing.noisy(None) and not timing.noisy({"median": 0.0, "iqr": 0.0, "runs": 0})
 
 
+def test_late_runs_are_left_out_while_they_are_the_exception():
+    """timing.Runs: a run whose host enqueueing outlasted the GPU's sleep (1 ms here) timed the
+    host's stall too; it is left out while late runs are no more than the punctual ones, and
+    counted once they are the rule (the forward's own host time); without a sleep, none is."""
+    from drtriton.verifier import timing
+    runs = timing.Runs(1.0)
+    for ms, host_ms in ((0.50, 0.4), (0.51, 0.5), (6.0, 5.5), (0.49, 0.3), (7.5, 2.0)):
+        runs.add(ms, host_ms)
+    assert len(runs) == 3 and runs.stats() == {**timing.summarize([0.50, 0.51, 0.49]), "late": 2}
+    runs.add(9.0, 3.0)  # as many late runs as punctual ones: still left out
+    assert len(runs) == 3
+    runs.add(8.0, 2.5)  # late runs now outnumber the punctual ones: every run counts
+    assert len(runs) == 7 and runs.stats() == {
+        **timing.summarize([0.50, 0.51, 6.0, 0.49, 7.5, 9.0, 8.0]), "late": 4}
+    wall_clock = timing.Runs(0.0)
+    wall_clock.add(3.0, 50.0)
+    assert len(wall_clock) == 1 and wall_clock.stats()["late"] == 0
+
+
 def test_memory_gate_shares_the_gpu_by_parts(tmp_path, monkeypatch):
     """timing.MemoryGate, across processes as the workers of one GPU use it: a task that needs
     two of the four parts runs beside one that holds one; a request going alone waits until

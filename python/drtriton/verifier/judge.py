@@ -1008,15 +1008,15 @@ class _Judgement:
                     }
                     if self.work and not self.timing_noisy(eager_stats):
                         self.work.timing = reference
-                times, run, start = [], 0, time.perf_counter()
+                times, run, start = None, 0, time.perf_counter()
                 warmup = timing.WARMUP_RUNS if self.device.type == "cuda" else timing.CPU_WARMUP_RUNS
                 host_ms = 0.0
                 attempt = 1
                 while True:
                     if run >= warmup and self.ctx.timer.enough(len(times), time.perf_counter() - start):
-                        if not self.time_again("candidate", timing.summarize(times), attempt):
+                        if not self.time_again("candidate", times.stats(), attempt):
                             break
-                        times, start, attempt = [], time.perf_counter(), attempt + 1
+                        times, start, attempt = timing.Runs(self.sleep_ms), time.perf_counter(), attempt + 1
                     inputs_mod.redraw_(args, nonneg, generator, run)
                     f = yield Call(self.cand_model, args, check=False)
                     where = f"in timed run {run + 1}"
@@ -1028,16 +1028,17 @@ class _Judgement:
                         if run > 0:  # the first call may still compile or autotune
                             host_ms = max(host_ms, f.host_ms)
                         self.sleep_ms = self.ctx.timer.sleep_ms_for(host_ms)
+                        times = timing.Runs(self.sleep_ms)
                     else:
-                        times.append(f.ms)
-                        k = len(times) - 1
+                        times.add(f.ms, f.host_ms)
+                        k = len(times.punctual) + len(times.late) - 1  # every run may be sampled
                         slot = k if k < SAMPLED_RUNS else self.random.randrange(k + 1)
                         if slot < SAMPLED_RUNS:
                             sample = (run + 1, _clone(args), _clone(f.out))
                             samples[slot:slot + 1] = [sample]
                     run += 1
                 last = [] if samples and samples[-1][0] == run else [(run, _clone(args), _clone(f.out))]
-                cand_stats = timing.summarize(times)
+                cand_stats = times.stats()
                 if self.device.type == "cuda":
                     share = timing.KernelShare(set(self.keys.values()))
                     f = yield Call(self.cand_model, args, check=False, around=(share.before, share.after),

@@ -8,8 +8,10 @@ outlasts the host's enqueueing, bracketed by CUDA events on the current stream a
 followed by torch.cuda.synchronize(), which waits for every stream, so no work leaks
 from one run into the next. The events then measure GPU time, as Triton's do_bench
 does: Python launch overhead (tens of microseconds under gVisor) would otherwise swamp
-microsecond kernels and make every figure depend on the host's load. Runs continue until there
-are MIN_RUNS of them or MIN_SECONDS have passed (at least 10). Two workers on one GPU
+microsecond kernels and make every figure depend on the host's load. A run whose enqueueing
+outlasted the sleep is late (Runs): the GPU idled inside the events, waiting for a host that
+other work had descheduled, and such runs are left out while they are the exception. Runs
+continue until there are MIN_RUNS counted or MIN_SECONDS have passed (at least 10). Two workers on one GPU
 never time a run at once: timed runs hold an exclusive flock (GpuLock) on the file the
 service names in DRTRITON_GPU_LOCK, a few runs of one loop at a time.
 
@@ -55,6 +57,32 @@ NOISY_SPREAD = 0.1
 def noisy(stats):
     """Did other GPU work overlap these timed runs (their spread is past NOISY_SPREAD)?"""
     return bool(stats) and stats["median"] > 0 and stats["iqr"] > NOISY_SPREAD * stats["median"]
+
+
+class Runs:
+    """The timed runs of one loop. A run is late when the host's enqueueing of the forward
+    took longer than the GPU's sleep before it: the GPU then idled inside the events, waiting
+    for the host (descheduled by other workers' compiles, say), and the run's time counts that
+    stall. Late runs are left out while they are the exception (no more than the punctual
+    ones); where they are the rule, the forward's own host time is part of its cost, and all
+    count. Without a sleep (the CPU's wall clock) no run is late."""
+
+    def __init__(self, sleep_ms):
+        self.sleep_ms = sleep_ms
+        self.punctual, self.late = [], []
+
+    def add(self, ms, host_ms):
+        late = self.sleep_ms > 0 and host_ms > self.sleep_ms
+        (self.late if late else self.punctual).append(ms)
+
+    def counted(self):
+        return self.punctual if len(self.late) <= len(self.punctual) else self.punctual + self.late
+
+    def __len__(self):
+        return len(self.counted())
+
+    def stats(self):
+        return {**summarize(self.counted()), "late": len(self.late)}
 
 
 def summarize(times_ms):
@@ -109,7 +137,7 @@ class CudaTimer:
     def bench(self, fn):
         """Times the reference (eager, torch.compile): (stats, output of the last run).
         Warm-up runs measure the host's time per call, which sets the sleep; then runs
-        until MIN_RUNS, or MIN_SECONDS with at least 10."""
+        until MIN_RUNS are counted, or MIN_SECONDS with at least 10 (late runs left out)."""
         out = None
         host_ms = 0.0
         for i in range(WARMUP_RUNS):
@@ -118,16 +146,19 @@ class CudaTimer:
             if i > 0:  # the first call may still compile or autotune
                 host_ms = max(host_ms, (_perf_counter() - t0) * 1e3)
             _synchronize()
-        times = []
+        sleep_ms = self.sleep_ms_for(host_ms)
+        runs = Runs(sleep_ms)
         start = _perf_counter()
         try:
-            while not self.enough(len(times), _perf_counter() - start):
-                with self.span(self.sleep_ms_for(host_ms), exclusive=True) as run:
+            while not self.enough(len(runs), _perf_counter() - start):
+                with self.span(sleep_ms, exclusive=True) as run:
+                    t0 = _perf_counter()
                     out = fn()
-                times.append(run["ms"])
+                    host_ms = (_perf_counter() - t0) * 1e3
+                runs.add(run["ms"], host_ms)
         finally:
             self.lock.release()
-        return summarize(times), out
+        return runs.stats(), out
 
     @staticmethod
     def enough(runs, seconds):
