@@ -117,9 +117,9 @@ return %1
            "[4096,8192]\n%1 = matmul(%x, %w)\nreturn %1\n";
   };
   EXPECT_TRUE(triton_kernel(x_at_w("f32")));
-  EXPECT_EQ(count(generate_solution(parse_graph(x_at_w("f32")), CodegenOptions{}).source,
-                  "_k_major["),
-            1);
+  EXPECT_EQ(
+      count(generate_solution(parse_graph(x_at_w("f32")), CodegenOptions{}).source, "_k_major["),
+      1);
   EXPECT_FALSE(triton_kernel(R"(input %p : f32[16,1024,1024]
 input %v : f32[16,1024,256]
 %1 = matmul(%p, %v)
