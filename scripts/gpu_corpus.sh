@@ -22,6 +22,7 @@
 # DRTRITON_QUIET_TIMING=1 judges under quiet timing (docs/verifier.md): the timings line then
 # says how many timings were still disturbed, to set against the run without it;
 # PYTORCH_CUDA_ALLOC_CONF reaches the workers too (the GPU memory line says which).
+# DRTRITON_PRECOMPILE=1 compiles each candidate's kernels ahead, in threads (docs/verifier.md).
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -219,6 +220,7 @@ def verify_chunk(service, chunk, warm=False):
                 "speedup_compile", "timing_ms", "flags", "seconds")}
             programs[name]["verdict"]["gpu_memory"] = (v.get("checks") or {}).get("gpu_memory")
             programs[name]["verdict"]["timing_attempts"] = (v.get("checks") or {}).get("timing_attempts")
+            programs[name]["verdict"]["precompiled_shapes"] = (v.get("checks") or {}).get("precompiled_shapes")
             status = "accepted" if v.get("passed") else f"rejected at {v.get('failed_stage')}: {v.get('reason')}"
             sp = v.get("speedup_eager")
             print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
@@ -278,8 +280,12 @@ verified = sum((e["verdict"] or {}).get("passed") is not None for e in programs.
 report["throughput"] = {"verdicts": verified, "per_minute": round(60 * verified / max(report["verify_s"], 1e-9), 1),
                         "worker_seconds_by_stage": {k: round(v, 1) for k, v in stages.items()}}
 save()
+precompiled = [e["verdict"].get("precompiled_shapes") for e in programs.values() if e["verdict"]]
+report["throughput"]["precompiled"] = sum(bool(s) for s in precompiled)
 print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['throughput']['per_minute']} a minute; "
-      "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items()))
+      "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items())
+      + f"; kernels compiled ahead for {report['throughput']['precompiled']} (DRTRITON_PRECOMPILE="
+      + os.environ.get("DRTRITON_PRECOMPILE", "") + ")")
 # How many timings other GPU work disturbed: spread past NOISY_SPREAD of their median (all
 # timings), timed again (checks.timing_attempts), still noisy (flag timing_noisy).
 from drtriton.verifier.timing import NOISY_SPREAD  # noqa: E402

@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
+import itertools
 import math
 import os
 import random
@@ -46,6 +47,7 @@ import sys
 import time
 import traceback
 import types
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
@@ -66,6 +68,10 @@ PROBE_SEED, RANDOM_RUNS_SEED = 1000, 2000
 # A judgement's peak GPU memory, in bytes per byte of the task's inputs: the input buffers,
 # a set's draw and its copies, float64 copies of inputs and outputs, the comparisons.
 PEAK_PER_INPUT_BYTE = 16
+# Threads compiling a candidate's kernels ahead of its first forward (precompile; CUDA, with
+# DRTRITON_PRECOMPILE=1): Triton's compiler releases the GIL for most of its work (28 sm_90
+# compiles took 4.8 s in one thread, 2.7 s in two, on 2 cores).
+PRECOMPILE_THREADS = 4
 
 
 class Reject(Exception):
@@ -184,10 +190,12 @@ def _to(obj, device, dtype64=False):
 class Call:
     """One forward of the candidate that a stage asks for."""
 
-    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None, apart=True):
+    def __init__(self, model, args, check=True, noop=(), around=None, sleep_ms=None, apart=True,
+                 dry=False):
         self.model, self.args, self.check = model, args, check
         self.noop, self.around, self.sleep_ms = noop, around, sleep_ms
         self.apart = apart  # a checked run kept apart from timed runs (quiet timing)
+        self.dry = dry  # launches only compile their kernels (precompile)
 
 
 class Forward:
@@ -302,7 +310,7 @@ class _Judgement:
 
     def forward(self, call):
         f = Forward()
-        if call.check:
+        if call.check and not call.dry:
             inputs_mod.poison_free_memory(self.device)
         # Timed runs leave the op recorder out (its Python dispatch would slow every op they
         # time); nothing the candidate can see tells the two apart, and a torch op it ran
@@ -311,7 +319,7 @@ class _Judgement:
         before = _module_state(call.model)
         sleep_ms = self.sleep_ms if call.sleep_ms is None else call.sleep_ms
         with self.guarded(), torch.no_grad(), inputs_mod.nan_uninitialized_memory(call.check), \
-                launch_hook.counting(call.noop, call.around) as counts:
+                launch_hook.counting(call.noop, call.around, call.dry) as counts:
             try:
                 with self.ctx.timer.span(sleep_ms, exclusive=not call.check, apart=call.apart) as run:
                     t0 = time.perf_counter()
@@ -637,6 +645,7 @@ class _Judgement:
         self.reference_ops = self.work.reference_ops if self.work else self.record_reference_ops()
         self.reference_library = torch_ops.library_counts(self.reference_ops)
         self.v["checks"]["reference_library_ops"] = self.reference_library
+        yield from self.precompile()
         args = self.fill_buffers(self.sets[1])
         # Not kept apart from timed runs: Triton compiles the kernels meanwhile, for seconds.
         f = yield Call(self.cand_model, args, apart=False)
@@ -647,6 +656,56 @@ class _Judgement:
         self.first_out = _clone(f.out)
         self.first_buffers = _buffers(self.cand_model, self.model)
         self.v["checks"]["launches"] = self.launches_by_name(f.counts)
+
+    def precompile(self):
+        """Compile the candidate's kernels for every input shape the judgement runs, before its
+        first forward, PRECOMPILE_THREADS at a time (a generator step of `compile`). A forward
+        compiles its kernels one after another, and the varied sizes compile them again
+        (Triton specializes on sizes divisible by 16); here one dry forward per shape (the
+        sets', each varied size's) of a fresh ModelNew hands each launch's compile to Triton's
+        AsyncCompileMode and runs nothing. Only where DRTRITON_PRECOMPILE=1, on CUDA, and not
+        past an autotuned kernel (an autotuner would benchmark the dry launches and keep a
+        config chosen from nothing). Whatever fails here (a forward that needs its kernels'
+        values, a kernel that does not compile) stops it and is met again by the stages.
+        A dry forward is the candidate's code like any other: it gets fresh values, never a
+        checked set's (nothing it sees there answers a later check), and its torch ops are
+        held to the same rules."""
+        try:
+            from triton.runtime._async_compile import AsyncCompileMode
+            from triton.runtime.autotuner import Autotuner
+        except ImportError:  # a Triton before 3.4
+            return
+        if not self.precompiles() or any(isinstance(v, Autotuner) for v in vars(self.cand).values()):
+            return
+        if self.work and self.work.variations is not None:
+            varied = (values for _, _, values, _, _ in self.work.variations)
+        else:
+            varied = (values for _, _, values in self.varied_inputs())
+        fresh = self.build_candidate()
+        generator = torch.Generator(device=self.device).manual_seed(self.random.getrandbits(62))
+        shapes = 0
+        with ThreadPoolExecutor(PRECOMPILE_THREADS) as pool, AsyncCompileMode(pool, ignore_errors=True):
+            try:
+                for values in itertools.chain([self.sets[1]], varied):
+                    args = _to(_clone(values), self.device)
+                    inputs_mod.redraw_(args, inputs_mod.nonnegative(values), generator, shapes)
+                    f = yield Call(fresh, args, apart=False, dry=True)
+                    if f.error is not None or f.state_changes:
+                        break
+                    bad = self.op_violation(f.ops)
+                    if bad:
+                        raise Reject("compile", f"{bad} in a forward compiling the kernels ahead")
+                    shapes += 1
+            except Reject:
+                raise
+            except Exception:  # a varied size's draw failed: the correct stage meets it again
+                pass
+        self.v["checks"]["precompiled_shapes"] = shapes
+
+    def precompiles(self):
+        """Whether kernels are compiled ahead (precompile): on CUDA, with DRTRITON_PRECOMPILE=1
+        (off by default until measured on the GPU)."""
+        return self.device.type == "cuda" and os.environ.get("DRTRITON_PRECOMPILE") == "1"
 
     def faithful(self):
         self.ctx.progress("faithful")
@@ -951,24 +1010,29 @@ class _Judgement:
             for direction, varied, values, ref, failed in self.work.variations:
                 yield direction, varied, values, ref and ref.to(self.device), failed
             return
+        for direction, varied, values in self.varied_inputs():
+            text = _varied_text(varied)
+            # The meta device skips some of PyTorch's checks (a transposed convolution's
+            # channel count): the reference itself runs first, and where it fails the
+            # variation says nothing about the candidate.
+            inputs = _to(_clone(values), self.device)
+            try:
+                ran = self.reference(inputs)
+            except Exception as e:
+                yield direction, varied, values, None, f"{text}: the reference fails ({type(e).__name__})"
+                continue
+            reference = self.set_reference(ran, inputs, f"sizes varied: {text}", True)
+            yield direction, varied, values, reference, None
+
+    def varied_inputs(self):
+        """(direction, {name: [old, new]}, input set) for each direction whose sizes vary, down
+        then up (a generator: the task's constants stay varied while its caller runs the set)."""
         for direction, up, seed in (("down", False, 99), ("up", True, 98)):
             with inputs_mod.varied_constants(self.task, [self.Model, self.ModelNew], up=up,
                                              growth_limit=inputs_mod.GROWTH_LIMIT[self.device.type]) as varied:
-                if not varied:
-                    continue
-                text = _varied_text(varied)
-                values = inputs_mod.make_input_set(self.task, self.base_seed + seed, 1, self.device)
-                # The meta device skips some of PyTorch's checks (a transposed convolution's
-                # channel count): the reference itself runs first, and where it fails the
-                # variation says nothing about the candidate.
-                inputs = _to(_clone(values), self.device)
-                try:
-                    ran = self.reference(inputs)
-                except Exception as e:
-                    yield direction, varied, values, None, f"{text}: the reference fails ({type(e).__name__})"
-                    continue
-                reference = self.set_reference(ran, inputs, f"sizes varied: {text}", True)
-                yield direction, varied, values, reference, None
+                if varied:
+                    yield direction, varied, inputs_mod.make_input_set(
+                        self.task, self.base_seed + seed, 1, self.device)
 
     def timed(self):
         self.ctx.progress("timed")

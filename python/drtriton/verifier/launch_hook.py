@@ -1,4 +1,5 @@
-"""Count Triton kernel launches, and skip chosen kernels (the no-op test).
+"""Count Triton kernel launches, skip chosen kernels (the no-op test), or compile them only
+(a dry forward: the judge's precompile).
 
 Every host launch `kernel[grid](...)` ends in `run(self, *args, grid, warmup, **kw)` on
 the kernel object: `triton.runtime.jit.JITFunction` when compiled,
@@ -14,7 +15,9 @@ so a kernel object re-created at run time still counts as the same kernel.
 Torch ops issued inside a launch are Triton's (the interpreter copies arguments), except
 those of the launch's grid function, which is the candidate's code: it runs with the op
 recorder on (`depth` drops back while it runs), so work hidden there is seen. A skipped
-(no-op) launch does not evaluate its grid.
+(no-op) launch does not evaluate its grid. A dry launch is Triton's own `warmup`: the kernel
+is compiled for these arguments (in Triton's AsyncCompileMode, handed to its executor) and
+nothing runs.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ _STATE = {
     "watching": False,                # inside counting(): count, skip no-op'd kernels, call `around`
     "counts": collections.Counter(),  # (file, firstline, name) -> launches
     "noop": set(),                    # keys whose launches are skipped
+    "dry": False,                     # launches only compile (warmup), nothing runs
     "depth": 0,                       # > 0 while inside a launch (torch ops there are Triton's)
     "enter": None, "exit": None,      # called around every real launch (sandbox suspension)
     "around": None,                   # (before, after) called around watched launches (timing)
@@ -58,6 +62,8 @@ def _wrap(original):
         state["counts"][key] += 1
         if key in state["noop"]:
             return None
+        if state["dry"]:
+            kwargs["warmup"] = True
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _candidate_code(kwargs["grid"])
         around = state["around"]
@@ -131,14 +137,16 @@ def set_launch_context(enter, leave):
 
 
 @contextlib.contextmanager
-def counting(noop=(), around=None):
+def counting(noop=(), around=None, dry=False):
     """Count launches inside the block; launches of kernels whose key is in `noop` are skipped;
-    `around` = (before(key), after(key)) is called around every launch that does run."""
+    `around` = (before(key), after(key)) is called around every launch that does run; `dry`:
+    every launch only compiles its kernel."""
     counts = collections.Counter()
-    previous = (_STATE["watching"], _STATE["counts"], _STATE["noop"], _STATE["around"])
-    _STATE["watching"], _STATE["counts"], _STATE["noop"], _STATE["around"] = True, counts, set(noop), around
+    names = ("watching", "counts", "noop", "around", "dry")
+    previous = tuple(_STATE[name] for name in names)
+    _STATE.update(zip(names, (True, counts, set(noop), around, dry)))
     try:
         yield counts
     finally:
-        _STATE["watching"], _STATE["counts"], _STATE["noop"], _STATE["around"] = previous
+        _STATE.update(zip(names, previous))
         _STATE["depth"] = 0
