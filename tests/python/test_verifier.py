@@ -347,6 +347,38 @@ def get_init_inputs():
     assert (task.rows, task.features) == (8, 32)
 
 
+def test_index_bounds_are_checked_before_the_op_runs():
+    """inputs.IndexBounds raises its own IndexError before an indexing op reads or writes out
+    of bounds (on a GPU the op would trip a device-side assert that breaks the worker's CUDA
+    context), for each way a task indexes; in bounds, results are the op's own. The messages
+    are the mode's, not PyTorch's: the check ran first."""
+    import torch
+    import torch.nn.functional as F
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    out_of_bounds = {
+        "index_select": lambda: x.index_select(1, torch.tensor([0, 3])),
+        "gather": lambda: x.gather(2, torch.full((2, 3, 1), 4)),
+        "advanced index": lambda: x[:, torch.arange(1, 4, 2)],
+        "negative index": lambda: x[torch.tensor([-3])],
+        "index_put_": lambda: x.clone().index_put_((torch.tensor([2]),), torch.tensor(0.0)),
+        "scatter_": lambda: x.clone().scatter_(0, torch.full((1, 3, 4), 2), 1.0),
+        "index_add": lambda: x.index_add(2, torch.tensor([5]), torch.ones(2, 3, 1)),
+        "embedding": lambda: F.embedding(torch.tensor([[0, 7]]), torch.ones(7, 2)),
+        "take": lambda: x.take(torch.tensor([24])),
+    }
+    for name, run in out_of_bounds.items():
+        with pytest.raises(IndexError, match=r"out of bounds .* before the op ran"), inputs.IndexBounds():
+            run()
+        with pytest.raises((IndexError, RuntimeError)):  # PyTorch's own check, on the CPU
+            run()
+    with inputs.IndexBounds():
+        picked = x[:, torch.arange(0, 3, 2), torch.tensor([[-1]])]
+        rows = F.embedding(torch.tensor([6]), torch.eye(7))
+        masked = x[x > 20]
+    assert torch.equal(picked, x[:, torch.arange(0, 3, 2), torch.tensor([[-1]])])
+    assert torch.equal(rows, torch.eye(7)[6:]) and torch.equal(masked, torch.tensor([21.0, 22.0, 23.0]))
+
+
 def test_reduced_precision_is_allowed_when_the_task_is_half():
     half_task = static_checks.analyze_task(
         "import torch\nclass Model(torch.nn.Module):\n    def __init__(self, scale):\n        pass\n"

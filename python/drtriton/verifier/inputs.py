@@ -37,6 +37,7 @@ import contextlib
 import math
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 # (label, kind, scale). At least two families at more than one scale (docs/verifier.md, Correct).
 DISTRIBUTIONS = [
@@ -373,6 +374,65 @@ def _find_variation(task_module, model_classes, original, step, growth_limit):
             return {}  # the reference does not accept these shapes
         growth = 1 + (growth - 1) / 2
     return {}
+
+
+class IndexBounds(TorchDispatchMode):
+    """Raises IndexError before an indexing op would read or write out of bounds: the
+    reference on varied sizes, where an index the task builds itself (x[:, torch.arange(1, 8,
+    2)]) can miss a dimension that shrank. On the CPU PyTorch raises that error itself; on a
+    GPU the op's kernel trips a device-side assert, which breaks the worker's CUDA context for
+    everything after. Checking reads the indices' extremes (a synchronization per op), so
+    it runs only around those forwards."""
+
+    # op name: (the indexed tensor's argument, its dim's argument or None: dim 0, negative
+    # indices allowed)
+    DIM_OPS = {
+        "index_select": (0, 1, False), "gather": (0, 1, False), "scatter": (0, 1, False),
+        "scatter_add": (0, 1, False), "scatter_reduce": (0, 1, False), "index_add": (0, 1, False),
+        "index_copy": (0, 1, False), "index_fill": (0, 1, False), "embedding": (0, None, False),
+        "embedding_bag": (0, None, False), "_embedding_bag": (0, None, False),
+    }
+    INDEX_ARG = {"embedding": 1, "embedding_bag": 1, "_embedding_bag": 1}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = func.overloadpacket.__name__.rstrip("_")
+        if name in self.DIM_OPS:
+            tensor_arg, dim_arg, _ = self.DIM_OPS[name]
+            source = args[tensor_arg]
+            dim = 0 if dim_arg is None else args[dim_arg]
+            index = args[self.INDEX_ARG.get(name, 2)]
+            if isinstance(index, torch.Tensor):
+                size = source.shape[dim] if source.dim() else 1
+                self.check(index, size, dim, negative=False)
+        elif name in ("index", "index_put", "_index_put_impl"):
+            self.check_indices(args[0], args[1])
+        elif name == "take":
+            self.check(args[1], args[0].numel(), "the flattened input", negative=True)
+        return func(*args, **kwargs)
+
+    @classmethod
+    def check_indices(cls, source, indices):
+        """x[i, j, ...]: each integer index against the dim it takes; a boolean mask takes as
+        many dims as it has (PyTorch checks its shape on the host)."""
+        dim = 0
+        for index in indices:
+            if index is not None and index.dtype in (torch.bool, torch.uint8):
+                dim += index.dim()
+                continue
+            if index is not None and dim < source.dim():
+                cls.check(index, source.shape[dim], dim, negative=True)
+            dim += 1
+
+    @staticmethod
+    def check(index, size, dim, negative):
+        if index.numel() == 0 or index.is_floating_point():
+            return
+        low, high = int(index.min()), int(index.max())
+        if high >= size or low < (-size if negative else 0):
+            bad = high if high >= size else low
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size} "
+                             f"(found before the op ran)")
 
 
 @contextlib.contextmanager

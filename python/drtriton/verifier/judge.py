@@ -1013,11 +1013,12 @@ class _Judgement:
         for direction, varied, values in self.varied_inputs():
             text = _varied_text(varied)
             # The meta device skips some of PyTorch's checks (a transposed convolution's
-            # channel count): the reference itself runs first, and where it fails the
-            # variation says nothing about the candidate.
+            # channel count, an index's bounds): the reference itself runs first, and where it
+            # fails the variation says nothing about the candidate.
             inputs = _to(_clone(values), self.device)
             try:
-                ran = self.reference(inputs)
+                with inputs_mod.IndexBounds():
+                    ran = self.reference(inputs)
             except Exception as e:
                 yield direction, varied, values, None, f"{text}: the reference fails ({type(e).__name__})"
                 continue
