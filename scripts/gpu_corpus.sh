@@ -14,6 +14,7 @@
 # CORPUS_INFLIGHT (default 6) how many requests are out at once (the service has 8 workers a
 # GPU: 24 solutions queued keep all of them busy past a slow one). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
 # CORPUS_WORKERS=N gives the service N workers a GPU (default: its own, 8 on a machine of 16 cores).
+# CORPUS_KNOBS="sizes=static gemm=library" converts with those codegen knobs (docs/cli.md).
 # CORPUS_LIMIT=N takes the first N programs of each folder. CORPUS_WARM=1 then judges every
 # solution once more (a comment added first: the verdict cache and Triton's miss, a worker's
 # task cache hits where it still holds the task) and prints the verifier's warm throughput
@@ -60,6 +61,7 @@ PROCESSES = int(os.environ.get("CORPUS_PROCESSES", str(max(1, min(8, (os.cpu_cou
 LIMIT = int(os.environ.get("CORPUS_LIMIT", "0"))  # the first N programs of each folder; 0: all
 WARM = os.environ.get("CORPUS_WARM", "0") == "1"
 WORKERS = os.environ.get("CORPUS_WORKERS", "")  # the service's workers a GPU; empty: its default
+KNOBS = [arg for knob in os.environ.get("CORPUS_KNOBS", "").split() for arg in ("--knob", knob)]
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from drtriton.service_client import Service  # noqa: E402
 
@@ -71,7 +73,7 @@ for folder in FOLDERS:
         sys.exit(f"gpu_corpus: no folder tests/programs/real/{folder}")
 # Traces and solutions stay out of $OUT: only a few files may come back from the device.
 work = tempfile.mkdtemp(prefix="corpus_")
-report = {"device": None, "folders": FOLDERS, "small": SMALL, "max_solution_kb": MAX_SOLUTION_KB, "programs": {}}
+report = {"device": None, "folders": FOLDERS, "knobs": KNOBS[1::2], "small": SMALL, "max_solution_kb": MAX_SOLUTION_KB, "programs": {}}
 programs = report["programs"]
 
 
@@ -143,7 +145,7 @@ def import_and_convert(name, doc):
         return
     entry["imported"] = True
     solution = os.path.join(work, stem + "_triton.py")
-    r = subprocess.run([BIN, "convert", source, "--no-verify", "-o", solution],
+    r = subprocess.run([BIN, "convert", source, "--no-verify", *KNOBS, "-o", solution],
                        capture_output=True, text=True)
     if r.returncode != 0:
         entry["error"] = last_line(r.stderr)
@@ -173,7 +175,7 @@ with ThreadPoolExecutor(PROCESSES) as pool:
 report["convert_s"] = round(time.time() - t0, 1)
 compiled = [n for n, e in programs.items() if e["compiled"]]
 print(f"converted {len(compiled)}/{len(programs)} in {report['convert_s']} s "
-      f"({PROCESSES} processes)", flush=True)
+      f"({PROCESSES} processes; knobs: {' '.join(KNOBS[1::2]) or 'the defaults'})", flush=True)
 save()
 
 

@@ -210,6 +210,8 @@ void check_knobs(const CodegenKnobs& k) {
                                 std::to_string(k.num_warps));
   if (k.layout != "nchw" && k.layout != "channels_last")
     throw std::invalid_argument("codegen: layout must be nchw or channels_last, not " + k.layout);
+  if (k.sizes != "dynamic" && k.sizes != "static")
+    throw std::invalid_argument("codegen: sizes must be dynamic or static, not " + k.sizes);
   if (k.recompute_limit < 0)
     throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
                                 std::to_string(k.recompute_limit));
@@ -261,7 +263,8 @@ std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs
     return out;
   };
   std::vector<std::pair<std::string, std::string>> space = {
-      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"}};
+      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"},
+      {"sizes", base.sizes == "dynamic" ? "static" : "dynamic"}};
   for (const char* route : {"triton", "library"})
     if (base.gemm != route) space.push_back({"gemm", route});
   for (const std::string& v : halved_and_doubled(base.pointwise_block, 64, 8192))
@@ -295,6 +298,10 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
     changed.layout = value;
     allowed = "nchw or channels_last";
   }
+  if (name == "sizes") {
+    changed.sizes = value;
+    allowed = "dynamic or static";
+  }
   if (name == "gemm_tile") {
     changed.gemm_tile = value;
     allowed = "auto or MxNxK (M, N powers of two in 16..256, K in 16..128)";
@@ -314,7 +321,7 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   if (allowed.empty()) {
     throw std::invalid_argument("no knob " + name +
                                 "; the knobs are pointwise_block, tile_elements, num_warps, "
-                                "recompute_limit, gemm, gemm_tile, layout");
+                                "recompute_limit, gemm, gemm_tile, layout, sizes");
   }
   try {
     codegen::check_knobs(changed);
