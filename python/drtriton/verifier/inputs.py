@@ -384,24 +384,21 @@ class IndexBounds(TorchDispatchMode):
     everything after. Checking reads the indices' extremes (a synchronization per op), so
     it runs only around those forwards."""
 
-    # op name: (the indexed tensor's argument, its dim's argument or None: dim 0, negative
-    # indices allowed)
+    # Ops whose index (argument 2, or 1 for embeddings) takes one dim of argument 0: that
+    # dim's argument (None: dim 0). Negative indices are out of bounds for them.
     DIM_OPS = {
-        "index_select": (0, 1, False), "gather": (0, 1, False), "scatter": (0, 1, False),
-        "scatter_add": (0, 1, False), "scatter_reduce": (0, 1, False), "index_add": (0, 1, False),
-        "index_copy": (0, 1, False), "index_fill": (0, 1, False), "embedding": (0, None, False),
-        "embedding_bag": (0, None, False), "_embedding_bag": (0, None, False),
+        "index_select": 1, "gather": 1, "scatter": 1, "scatter_add": 1, "scatter_reduce": 1,
+        "index_add": 1, "index_copy": 1, "index_fill": 1,
+        "embedding": None, "embedding_bag": None, "_embedding_bag": None,
     }
-    INDEX_ARG = {"embedding": 1, "embedding_bag": 1, "_embedding_bag": 1}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = func.overloadpacket.__name__.rstrip("_")
         if name in self.DIM_OPS:
-            tensor_arg, dim_arg, _ = self.DIM_OPS[name]
-            source = args[tensor_arg]
-            dim = 0 if dim_arg is None else args[dim_arg]
-            index = args[self.INDEX_ARG.get(name, 2)]
+            dim_arg = self.DIM_OPS[name]
+            source, dim = args[0], 0 if dim_arg is None else args[dim_arg]
+            index = args[2 if dim_arg is not None else 1]
             if isinstance(index, torch.Tensor):
                 size = source.shape[dim] if source.dim() else 1
                 self.check(index, size, dim, negative=False)
