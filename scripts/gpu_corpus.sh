@@ -15,6 +15,8 @@
 # GPU: 24 solutions queued keep all of them busy past a slow one). CORPUS_PROCESSES frontend processes trace (default: half the cores, at most 8).
 # CORPUS_WORKERS=N gives the service N workers a GPU (default: its own, 8 on a machine of 16 cores).
 # CORPUS_KNOBS="sizes=static gemm=library" converts with those codegen knobs (docs/cli.md).
+# CORPUS_COMPILE=1 times torch.compile too: the table's last columns then say how many
+# solutions beat it and the geometric mean against it (over timings not flagged noisy).
 # CORPUS_LIMIT=N takes the first N programs of each folder. CORPUS_WARM=1 then judges every
 # solution once more (a comment added first: the verdict cache and Triton's miss, a worker's
 # task cache hits where it still holds the task) and prints the verifier's warm throughput
@@ -37,6 +39,7 @@ echo "== corpus: convert at full size, verify on cuda"
 CORPUS_START_S=$START_S python3 - "$@" <<'EOF' 2>&1 | tee "$OUT/gpu_corpus.log" | grep -v '^  '
 import glob
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -61,6 +64,7 @@ PROCESSES = int(os.environ.get("CORPUS_PROCESSES", str(max(1, min(8, (os.cpu_cou
 LIMIT = int(os.environ.get("CORPUS_LIMIT", "0"))  # the first N programs of each folder; 0: all
 WARM = os.environ.get("CORPUS_WARM", "0") == "1"
 WORKERS = os.environ.get("CORPUS_WORKERS", "")  # the service's workers a GPU; empty: its default
+COMPILE = os.environ.get("CORPUS_COMPILE", "0") == "1"  # time torch.compile too (slow: Inductor compiles each)
 KNOBS = [arg for knob in os.environ.get("CORPUS_KNOBS", "").split() for arg in ("--knob", knob)]
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from drtriton.service_client import Service  # noqa: E402
@@ -204,7 +208,7 @@ def verify_chunk(service, chunk, warm=False):
         if warm:
             solution = "# the same solution, judged again (warm)\n" + solution
         items.append({"task": task, "candidate": solution,
-                      "options": {"device": DEVICE, "compile": False, "seed": 7}})
+                      "options": {"device": DEVICE, "compile": COMPILE, "seed": 7}})
     try:
         verdicts = service.post("/verify_batch", {"items": items})["verdicts"]
     except Exception as e:  # noqa: BLE001 - one failed request must not lose the rest
@@ -251,15 +255,26 @@ for folder in FOLDERS + ["all"]:
     verdicts = [e["verdict"] or {} for e in entries]
     accepted = [v for v in verdicts if v.get("passed")]
     speedups = [v["speedup_eager"] for v in accepted if isinstance(v.get("speedup_eager"), (int, float))]
+    # Against eager and torch.compile: the timings no other GPU work disturbed (not timing_noisy).
+    timed = [v for v in accepted if isinstance(v.get("speedup_eager"), (int, float))
+             and "timing_noisy" not in (v.get("flags") or [])]
     row = {"programs": len(entries), "imported": sum(e["imported"] for e in entries),
            "compiled": sum(e["compiled"] for e in entries), "accepted": len(accepted),
            "kernelbench_native": sum(v.get("kernelbench_native") is True for v in accepted),
            "not_verified": sum(v.get("passed") is None and bool(v) for v in verdicts),
-           "median_speedup_eager": round(statistics.median(speedups), 3) if speedups else None}
+           "median_speedup_eager": round(statistics.median(speedups), 3) if speedups else None,
+           "timed": len(timed)}
+    for against in ("eager", "compile"):
+        xs = [v[f"speedup_{against}"] for v in timed if isinstance(v.get(f"speedup_{against}"), (int, float))]
+        row[f"faster_than_{against}"] = sum(x > 1 for x in xs) if xs else None
+        row[f"geomean_{against}"] = round(math.exp(sum(map(math.log, xs)) / len(xs)), 3) if xs else None
+        row[f"timed_{against}"] = len(xs)
     totals[folder] = row
     med = f"{row['median_speedup_eager']:.3g}x" if speedups else "-"
+    against = "".join(f" | {row[f'faster_than_{a}']} of {row[f'timed_{a}']} | {row[f'geomean_{a}']:.3g}x"
+                      if row[f"timed_{a}"] else " | - | -" for a in ("eager", "compile"))
     rows.append(f"| {folder} | {row['programs']} | {row['imported']} | {row['compiled']} | "
-                f"{row['accepted']} | {row['kernelbench_native']} | {med} |")
+                f"{row['accepted']} | {row['kernelbench_native']} | {med}{against} |")
 report["summary"] = totals
 save()
 failures = sorted((n, e["error"] or (e["verdict"] or {}).get("reason")) for n, e in programs.items()
@@ -269,8 +284,9 @@ for name, why in failures:
     fixed = programs[name].get("dynamic_error")
     print(f"- {name}: {why}" + (f" [sizes fixed: {fixed}]" if fixed else ""))
 not_verified = totals["all"]["not_verified"]
-table = ("| folder | programs | imported | compiled | accepted | kernelbench_native | median speedup vs eager |\n"
-         "| --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
+table = ("| folder | programs | imported | compiled | accepted | kernelbench_native | median speedup vs eager "
+         "| faster than eager (timed) | geomean vs eager | faster than torch.compile | geomean vs torch.compile |\n"
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
 with open(os.path.join(OUT, "gpu_corpus.md"), "w") as f:
     f.write(table + "\n")
 # Where the workers' time went: seconds by verdict stage, summed over the verdicts.
