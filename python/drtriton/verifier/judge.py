@@ -70,7 +70,7 @@ PROBE_SEED, RANDOM_RUNS_SEED = 1000, 2000
 PEAK_PER_INPUT_BYTE = 16
 # Threads compiling a candidate's kernels ahead of its first forward (precompile; CUDA, with
 # DRTRITON_PRECOMPILE=1): Triton's compiler releases the GIL for most of its work (28 sm_90
-# compiles took 4.8 s in one thread, 2.7 s in two, on 2 cores).
+# compiles took 5.9 s in one thread, 3.1 s in two, on 2 cores: bench/compile_threads.py).
 PRECOMPILE_THREADS = 4
 
 
