@@ -1,10 +1,10 @@
 """Compiling a candidate's kernels ahead (judge.py `precompile`, DRTRITON_PRECOMPILE=1 on CUDA):
 one dry forward per input shape whose launches only compile. Its compile half is Triton's
 (AsyncCompileMode) and runs only on a GPU; what CPU judgements can show is the rest: dry
-forwards change no verdict, leave the judged model's state alone (a fresh ModelNew runs
-them) and count how many shapes they covered, and a cheat gains nothing from the extra,
-unchecked-looking forward (its torch ops are held to the rules; it sees fresh values, never a
-checked set's). The judge is made to precompile on the CPU, where Triton's interpreter
+forwards change no verdict, leave the judged model's state as it was (it is loaded again
+after them) and count how many shapes they covered, and a cheat gains nothing from the
+extra forward (its torch ops and module state are held to the rules; it sees fresh values,
+never a checked set's). The judge is made to precompile on the CPU, where Triton's interpreter
 ignores a launch made as a warm-up, so the dry launches run nothing there either."""
 import os
 
@@ -37,16 +37,18 @@ print(json.dumps({"passed": v["passed"], "stage": v["failed_stage"], "reason": v
 """
 
 
-@pytest.mark.parametrize("name, passes", [
-    ("honest_relu_scale.py", True),
-    ("honest_batchnorm_train.py", True),  # running statistics: the dry forwards' model is fresh
-    ("cheat_calls_torch_op.py", False),
-    ("cheat_cache_by_shape.py", False),
-    ("cheat_detects_timed_runs.py", False),
+@pytest.mark.parametrize("name, stage", [
+    ("honest_relu_scale.py", None),
+    ("honest_batchnorm_train.py", None),  # running statistics: the state is loaded again
+    ("cheat_calls_torch_op.py", "compile"),  # a torch op in the dry forward already
+    ("cheat_cache_by_shape.py", "compile"),  # module state assigned in the dry forward
+    ("cheat_detects_timed_runs.py", "static"),
 ])
-def test_dry_forwards_change_no_verdict(tmp_path, name, passes):
+def test_dry_forwards_change_no_verdict(tmp_path, name, stage):
     out = as_worker.run(SCRIPT, os.path.join(CANDIDATES, name), tmp_path)
     assert out["dry"] == {"launches": 1, "ran": False}, out
-    assert out["passed"] is passes, out
-    if passes:  # the sets' shape, then each varied size
+    assert out["passed"] is (stage is None) and out["stage"] == stage, out
+    if stage is None:  # the sets' shape, then each varied size
         assert out["shapes"] == 1 + len(out["varied"]), out
+    elif stage == "compile":
+        assert "in a forward compiling the kernels ahead" in out["reason"], out

@@ -334,12 +334,15 @@ class _Judgement:
         f.state_changes = _state_changes(before, _module_state(call.model))
         return f
 
-    def check_forward(self, f, stage, where, launched=None):
-        """What every forward must satisfy, whatever the stage asked it for. `launched`: the
-        kernels it must launch (default: those of the first forward)."""
+    def check_state(self, f, stage, where):
         if f.state_changes:
             raise Reject(stage, f"ModelNew.forward assigned module state ({', '.join(f.state_changes[:3])}) "
                                 f"{where}: state kept across calls is refused")
+
+    def check_forward(self, f, stage, where, launched=None):
+        """What every forward must satisfy, whatever the stage asked it for. `launched`: the
+        kernels it must launch (default: those of the first forward)."""
+        self.check_state(f, stage, where)
         missing = [name for name in (self.launched if launched is None else launched)
                    if f.counts.get(self.keys[name], 0) == 0]
         if missing:
@@ -662,14 +665,14 @@ class _Judgement:
         first forward, PRECOMPILE_THREADS at a time (a generator step of `compile`). A forward
         compiles its kernels one after another, and the varied sizes compile them again
         (Triton specializes on sizes divisible by 16); here one dry forward per shape (the
-        sets', each varied size's) of a fresh ModelNew hands each launch's compile to Triton's
-        AsyncCompileMode and runs nothing. Only where DRTRITON_PRECOMPILE=1, on CUDA, and not
-        past an autotuned kernel (an autotuner would benchmark the dry launches and keep a
-        config chosen from nothing). Whatever fails here (a forward that needs its kernels'
+        sets', each varied size's) hands each launch's compile to Triton's AsyncCompileMode
+        and runs nothing; the model's state is loaded again after them. Only where
+        DRTRITON_PRECOMPILE=1, on CUDA, and not past an autotuned kernel (an autotuner would
+        benchmark the dry launches and keep a config chosen from nothing). Whatever fails here (a forward that needs its kernels'
         values, a kernel that does not compile) stops it and is met again by the stages.
         A dry forward is the candidate's code like any other: it gets fresh values, never a
-        checked set's (nothing it sees there answers a later check), and its torch ops are
-        held to the same rules."""
+        checked set's (nothing it sees there answers a later check), and its torch ops and
+        module state are held to the same rules (a violation rejects)."""
         try:
             from triton.runtime._async_compile import AsyncCompileMode
             from triton.runtime.autotuner import Autotuner
@@ -681,7 +684,6 @@ class _Judgement:
             varied = (values for _, _, values, _, _ in self.work.variations)
         else:
             varied = (values for _, _, values in self.varied_inputs())
-        fresh = self.build_candidate()
         generator = torch.Generator(device=self.device).manual_seed(self.random.getrandbits(62))
         shapes = 0
         with ThreadPoolExecutor(PRECOMPILE_THREADS) as pool, AsyncCompileMode(pool, ignore_errors=True):
@@ -689,17 +691,20 @@ class _Judgement:
                 for values in itertools.chain([self.sets[1]], varied):
                     args = _to(_clone(values), self.device)
                     inputs_mod.redraw_(args, inputs_mod.nonnegative(values), generator, shapes)
-                    f = yield Call(fresh, args, apart=False, dry=True)
-                    if f.error is not None or f.state_changes:
-                        break
+                    f = yield Call(self.cand_model, args, apart=False, dry=True)
+                    where = "in a forward compiling the kernels ahead"
+                    self.check_state(f, "compile", where)
                     bad = self.op_violation(f.ops)
                     if bad:
-                        raise Reject("compile", f"{bad} in a forward compiling the kernels ahead")
+                        raise Reject("compile", f"{bad} {where}")
+                    if f.error is not None:
+                        break
                     shapes += 1
             except Reject:
                 raise
             except Exception:  # a varied size's draw failed: the correct stage meets it again
                 pass
+        self.cand_model.load_state_dict(self.state)
         self.v["checks"]["precompiled_shapes"] = shapes
 
     def precompiles(self):
