@@ -252,6 +252,7 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   static const char* routes[] = {"auto", "triton", "library"};
   k.gemm = routes[rng() % 3];
   k.layout = rng() % 2 ? "channels_last" : "nchw";
+  k.sizes = rng() % 2 ? "static" : "dynamic";
   return k;
 }
 
