@@ -668,8 +668,9 @@ class _Judgement:
         sets', each varied size's) hands each launch's compile to Triton's AsyncCompileMode
         and runs nothing; the model's state is loaded again after them. Only where
         DRTRITON_PRECOMPILE=1, on CUDA, and not past an autotuned kernel (an autotuner would
-        benchmark the dry launches and keep a config chosen from nothing). Whatever fails here (a forward that needs its kernels'
-        values, a kernel that does not compile) stops it and is met again by the stages.
+        benchmark the dry launches and keep a config chosen from nothing). Whatever fails
+        here (a forward that needs its kernels' values, a kernel that does not compile) stops
+        it and is met again by the stages.
         A dry forward is the candidate's code like any other: it gets fresh values, never a
         checked set's (nothing it sees there answers a later check), and its torch ops and
         module state are held to the same rules (a violation rejects)."""
@@ -1101,7 +1102,7 @@ class _Judgement:
                         times = timing.Runs(self.sleep_ms)
                     else:
                         times.add(f.ms, f.host_ms)
-                        k = len(times.punctual) + len(times.late) - 1  # every run may be sampled
+                        k = times.taken() - 1  # every run may be sampled, late ones too
                         slot = k if k < SAMPLED_RUNS else self.random.randrange(k + 1)
                         if slot < SAMPLED_RUNS:
                             sample = (run + 1, _clone(args), _clone(f.out))

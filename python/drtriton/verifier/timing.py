@@ -11,9 +11,9 @@ does: Python launch overhead (tens of microseconds under gVisor) would otherwise
 microsecond kernels and make every figure depend on the host's load. A run whose enqueueing
 outlasted the sleep is late (Runs): the GPU idled inside the events, waiting for a host that
 other work had descheduled, and such runs are left out while they are the exception. Runs
-continue until there are MIN_RUNS counted or MIN_SECONDS have passed (at least 10). Two workers on one GPU
-never time a run at once: timed runs hold an exclusive flock (GpuLock) on the file the
-service names in DRTRITON_GPU_LOCK, a few runs of one loop at a time.
+continue until there are MIN_RUNS counted or MIN_SECONDS have passed (at least 10). Two
+workers on one GPU never time a run at once: timed runs hold an exclusive flock (GpuLock) on
+the file the service names in DRTRITON_GPU_LOCK, a few runs of one loop at a time.
 
 CPU: time.perf_counter around each run, CPU_RUNS runs; reported as such
 ("device_kind": "cpu-wallclock", flag cpu_timing).
@@ -80,6 +80,10 @@ class Runs:
 
     def __len__(self):
         return len(self.counted())
+
+    def taken(self):
+        """Every run added, late ones too."""
+        return len(self.punctual) + len(self.late)
 
     def stats(self):
         return {**summarize(self.counted()), "late": len(self.late)}
@@ -268,9 +272,10 @@ class GpuLock:
     the checks between stages. `wait_s` and `held_s` add up the time spent waiting for it
     and holding it.
 
-    Quiet timing (DRTRITON_QUIET_TIMING=1; off by default until measured): the workers'
-    other GPU work (checked runs, references, comparisons) holds the lock in shared mode
-    (`shared`), so that no timed run overlaps it. A worker that wants the lock exclusively
+    Quiet timing (DRTRITON_QUIET_TIMING=1; off by default: on the real corpus on an H200 it
+    halved the verifier's throughput, docs/verifier.md): the workers' other GPU work
+    (checked runs, references, comparisons) holds the lock in shared mode (`shared`), so
+    that no timed run overlaps it. A worker that wants the lock exclusively
     closes the turnstile (PATH.timing_turnstile) while it waits, which every shared holder
     passes on its way in: the shared holders inside finish their piece of work, new ones
     wait, and timed runs are not starved. `shared_wait_s` adds up the time spent waiting for
