@@ -25,7 +25,7 @@
 # DRTRITON_QUIET_TIMING=1 judges under quiet timing (docs/verifier.md): the timings line then
 # says how many timings were still disturbed, to set against the run without it;
 # PYTORCH_CUDA_ALLOC_CONF reaches the workers too (the GPU memory line says which).
-# DRTRITON_PRECOMPILE=1 compiles each candidate's kernels ahead, in threads (docs/verifier.md).
+# DRTRITON_PRECOMPILE=0 judges without compiling each candidate's kernels ahead (docs/verifier.md).
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -302,8 +302,8 @@ precompiled = [e["verdict"].get("precompiled_shapes") for e in programs.values()
 report["throughput"]["precompiled"] = sum(bool(s) for s in precompiled)
 print(f"\nverifier: {verified} verdicts in {report['verify_s']} s = {report['throughput']['per_minute']} a minute; "
       "worker seconds by stage: " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items())
-      + f"; kernels compiled ahead for {report['throughput']['precompiled']} (DRTRITON_PRECOMPILE="
-      + os.environ.get("DRTRITON_PRECOMPILE", "") + ")")
+      + f"; kernels compiled ahead for {report['throughput']['precompiled']} (precompile "
+      + ("off" if os.environ.get("DRTRITON_PRECOMPILE") == "0" else "on") + ")")
 # How many timings other GPU work disturbed: spread past NOISY_SPREAD of their median (all
 # timings), timed again (checks.timing_attempts), still noisy (flag timing_noisy).
 from drtriton.verifier.timing import NOISY_SPREAD  # noqa: E402

@@ -169,7 +169,7 @@ void add_knob_option(CLI::App& command, CodegenKnobs& knobs) {
       },
       "A codegen knob, NAME=VALUE, repeatable: gemm=auto|triton|library (who computes Linear and "
       "matmul), gemm_tile=auto|MxNxK (a Triton GEMM's largest tile), layout=nchw|channels_last "
-      "(of convolutions), sizes=dynamic|static (kernel sizes as arguments or constants), "
+      "(of convolutions), sizes=static|dynamic (kernel sizes as constants or arguments), "
       "pointwise_block, tile_elements, num_warps, recompute_limit (docs/cli.md)");
 }
 

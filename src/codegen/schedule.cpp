@@ -265,7 +265,7 @@ std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs
   };
   std::vector<std::pair<std::string, std::string>> space = {
       {"layout", base.layout == "nchw" ? "channels_last" : "nchw"},
-      {"sizes", base.sizes == "dynamic" ? "static" : "dynamic"}};
+      {"sizes", base.sizes == "static" ? "dynamic" : "static"}};
   for (const char* route : {"triton", "library"})
     if (base.gemm != route) space.push_back({"gemm", route});
   for (const std::string& v : halved_and_doubled(base.pointwise_block, 64, 8192))

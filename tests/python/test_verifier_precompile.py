@@ -1,4 +1,4 @@
-"""Compiling a candidate's kernels ahead (judge.py `precompile`, DRTRITON_PRECOMPILE=1 on CUDA):
+"""Compiling a candidate's kernels ahead (judge.py `precompile`, on CUDA unless DRTRITON_PRECOMPILE=0):
 one dry forward per input shape whose launches only compile. Its compile half is Triton's
 (AsyncCompileMode) and runs only on a GPU; what CPU judgements can show is the rest: dry
 forwards change no verdict, leave the judged model's state as it was (it is loaded again

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Kernel by kernel, where the GPU time of eager, torch.compile and drtriton's solutions goes
+# (bench/kernel_profile.py), for each PROGRAM converted once per layout (convolutions in NCHW
+# and channels-last; PROFILE_KNOBS="layout=nchw layout=channels_last" by default, one
+# solution per word). Builds drtriton (scripts/gpu_build.sh, carry .deps); writes
+# $OUT/kernel_profile.md and prints it.
+#   there: bash scripts/gpu_profile.sh tests/programs/real/fused/conv2d_bn_relu.py [...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || { echo "usage: scripts/gpu_profile.sh PROGRAM.py..."; exit 2; }
+source scripts/gpu_build.sh
+[ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
+work=$(mktemp -d)
+pairs=()
+for program in "$@"; do
+  name=$(basename "$program" .py)
+  solutions=()
+  for knob in ${PROFILE_KNOBS:-layout=nchw layout=channels_last}; do
+    solution="$work/$name.${knob//[=\/]/_}.py"
+    if ./build/drtriton convert "$program" --no-verify --knob "$knob" -o "$solution" > /dev/null 2> "$solution.err"; then
+      solutions+=("$solution")
+    else
+      echo "$name, $knob: $(tail -1 "$solution.err")"
+    fi
+  done
+  [ ${#solutions[@]} -gt 0 ] && pairs+=("$program" "$(IFS=,; echo "${solutions[*]}")")
+done
+python3 bench/kernel_profile.py "${pairs[@]}" --top "${PROFILE_TOP:-8}" --out "$OUT/kernel_profile.md" \
+  > "$OUT/kernel_profile.log" 2>&1
+cat "$OUT/kernel_profile.md"
