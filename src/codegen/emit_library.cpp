@@ -14,7 +14,7 @@ void Lowering::lower_anchor(const Node& n) {
   bool nhwc = channels_last() && (is_conv || is_transposed) && (rank == 4 || rank == 5);
   std::string format = memory_format(rank);
   std::vector<std::string> ins;
-  for (ValueId in : n.inputs) ins.push_back(nhwc ? conv_operand(in, format) : as_tensor(in));
+  for (ValueId in : n.inputs) ins.push_back(nhwc ? conv_operand(in) : as_tensor(in));
   std::string weight = n.op == Op::Linear || is_conv || is_transposed ? param_var(n, "weight") : "";
   // The weight is stored channels-last by __init__ (model_class), not converted per call.
   if (nhwc) channels_last_weights_.insert({n.module, format});

@@ -45,20 +45,21 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
 }
 
 // A pointwise kernel that writes `v`'s expression over its whole shape (a copy when `v` is
-// a buffer already). `channels_last`: the buffer is NHWC (NDHWC) in memory, and the kernel
-// runs over it in memory order, so that its stores (and its loads of channels-last
-// buffers) are contiguous.
+// a buffer already). `channels_last`: the buffer is NHWC (NDHWC) in memory. The kernel runs
+// over it in memory order where its loads are in that layout too, so that loads and stores
+// are contiguous; where they are not (NCHW out of channels-last buffers, or channels-last
+// out of NCHW ones), it writes tiles of BLOCK_C channels by BLOCK_S positions of one sample,
+// whose loads run along one axis and stores along the other (Triton transposes the tile in
+// shared memory).
 std::string Lowering::materialize(ValueId v, bool channels_last) {
   std::vector<std::string> shape = shape_of(v);
   const Value& val = g_.value(v);
   std::string out = alloc(shape, val.type.dtype);
+  if (channels_last) allocate_channels_last(out, shape, val.type.dtype);
   std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
   std::string block = pointwise_block(options_.knobs);
-  if (!channels_last && wants_channels_last(v)) {
-    // NCHW out of channels-last buffers: a tile of BLOCK_C channels by BLOCK_S positions of
-    // one sample, so that the loads run along the channels and the stores along the
-    // positions, both contiguous (Triton transposes the tile in shared memory).
+  if (channels_last ? !reads_channels_last(v) : wants_channels_last(v)) {
     std::vector<std::string> spatial(shape.begin() + 2, shape.end());
     k.line("s = " + program_id() + " * BLOCK_S + tl.arange(0, BLOCK_S)[None, :]");
     k.line("c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)[:, None]");
@@ -66,9 +67,14 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
     k.line("mask = (c < C) & (s < S)");
     std::vector<std::string> dims = {"n", "c"};
     for (const std::string& d : decompose(k, "s", spatial)) dims.push_back(d);
-    std::string result = emit(k, v, Index{dims, "mask", "", {}});
-    k.line("tl.store(" + k.pointer(out) + " + (n * C + c) * S + s, " +
-           rounded(val.type.dtype, result) + ", mask=mask)");
+    // The loads' layout is the one the stores are not: its offsets, for loads of the whole shape.
+    std::string nchw = "(n * C + c) * S + s", nhwc = "(n * S + s) * C + c";
+    Index idx = channels_last ? Index{dims, "mask", nchw, shape}
+                              : Index{dims, "mask", nhwc, channels_last_shape(shape)};
+    std::string result = emit(k, v, idx);
+    std::string at = channels_last ? nhwc : nchw;
+    k.line("tl.store(" + k.pointer(out) + " + " + at + ", " + rounded(val.type.dtype, result) +
+           ", mask=mask)");
     std::string c = shape[1], positions = product(spatial);
     forward_.push_back(channel_block_line(c));
     finish_kernel(k, {"C", "S"}, {"BLOCK_C", "BLOCK_S"},
@@ -83,12 +89,6 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   Index idx = channels_last ? Index{logical_order(decompose(k, "offs", memory_order(shape))),
                                     "mask", "offs", channels_last_shape(shape)}
                             : Index{decompose(k, "offs", shape), "mask", "offs", shape};
-  if (channels_last) {
-    forward_.back() = out + " = torch.empty(" + tuple(shape) +
-                      ", device=device, dtype=" + std::string(dtype_torch_name(val.type.dtype)) +
-                      ", memory_format=" + memory_format(shape.size()) + ")";
-    channels_last_.insert(out);
-  }
   std::string result = emit(k, v, idx);
   k.line("tl.store(" + k.pointer(out) + " + offs, " + rounded(val.type.dtype, result) +
          ", mask=mask)");
@@ -96,6 +96,15 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
   buffers_[v] = {out, true};
   return out;
+}
+
+// `out`, just allocated (the forward's last line), NHWC (NDHWC) in memory instead.
+void Lowering::allocate_channels_last(const std::string& out, const std::vector<std::string>& shape,
+                                      DType dtype) {
+  forward_.back() = out + " = torch.empty(" + tuple(shape) +
+                    ", device=device, dtype=" + std::string(dtype_torch_name(dtype)) +
+                    ", memory_format=" + memory_format(shape.size()) + ")";
+  channels_last_.insert(out);
 }
 
 }  // namespace drtriton::codegen

@@ -186,9 +186,13 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
       p.reduced.clear();
       for (int d : red_dims) p.reduced.push_back(shape[d]);
     }
-    p.rows_contiguous = kept_dims == std::vector<int>{1};
   }
   int rank = static_cast<int>(shape.size());
+  // Rows lie next to each other in memory when the input's innermost dim (the channels, in
+  // channels-last) is the last kept one, as in a sum over the middle dim of [B, N, M]: the
+  // tiles then take many rows and few columns, so that loads run along the rows.
+  int innermost = wants_channels_last(in) ? 1 : rank - 1;
+  p.rows_contiguous = !red_dims.empty() && !kept_dims.empty() && kept_dims.back() == innermost;
   p.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
     std::vector<std::string> idx(rank);
     for (size_t i = 0; i < kept_dims.size(); ++i) idx[kept_dims[i]] = ki[i];

@@ -30,8 +30,9 @@ struct Buffer {
 struct ReducePlan {
   std::vector<std::string> kept, reduced;
   int64_t traced_rows = 1, traced_cols = 1;  // their products at the traced sizes
-  // Consecutive rows are consecutive in memory (a batch norm's channels, channels-last): the
-  // tile then spans many rows (_tile_rows), so that its loads run along them.
+  // Consecutive rows are consecutive in memory (the innermost dim is kept: a sum over the
+  // middle dim, a batch norm's channels in channels-last): the tile then spans many rows
+  // (_tile_rows), so that its loads run along them.
   bool rows_contiguous = false;
   std::function<std::vector<std::string>(const std::vector<std::string>&,
                                          const std::vector<std::string>&)>
@@ -71,6 +72,7 @@ class Lowering {
   bool is_buffer(ValueId v) const { return buffers_.count(v) > 0; }
   std::string alloc(const std::vector<std::string>& shape, DType dtype);
   int cost(ValueId v);
+  bool reduced_in_one_expression(ValueId v);
   bool read_by_window(ValueId v);
   bool reads_window(ValueId v);
   std::string param_var(const Node& n, const std::string& rel);
@@ -89,7 +91,7 @@ class Lowering {
     int rank = g_.value(v).type.rank();
     return channels_last() && (rank == 4 || rank == 5) && reads_channels_last(v);
   }
-  std::string conv_operand(ValueId v, const std::string& format);
+  std::string conv_operand(ValueId v);
   std::string as_tensor(ValueId v);  // a buffer or a torch view of one, for library calls
   bool triton_gemm(const Node& n) const;
   bool gemm_pays(const Node& n) const;
@@ -102,6 +104,8 @@ class Lowering {
                      const std::vector<std::string>& constexpr_args,
                      const std::vector<std::string>& launch_options = {});
   std::string materialize(ValueId v, bool channels_last = false);
+  void allocate_channels_last(const std::string& out, const std::vector<std::string>& shape,
+                              DType dtype);
   std::string kernel_name(const Node& n, const std::string& what) const {
     return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
   }

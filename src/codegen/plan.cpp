@@ -61,11 +61,12 @@ void Lowering::lower_graph() {
     auto gemm = gemm_roots_.find(n.output);
     if (gemm != gemm_roots_.end()) lower_gemm(g_.nodes()[gemm->second], n.output);
     // A value read more than once is written once when it is more than a few operations
-    // (not one inside a GEMM's epilogue: the GEMM kernel computes it once per element); so is
-    // a window read by a window (a pool of a pool), which the second would recompute at each
-    // of its positions.
+    // (not one inside a GEMM's epilogue, nor one whose readers all end in one reduction: the
+    // kernel computes it once per element); so is a window read by a window (a pool of a
+    // pool), which the second would recompute at each of its positions.
     if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) &&
-        ((users_[n.output] > 1 && cost(n.output) > options_.knobs.recompute_limit) ||
+        ((users_[n.output] > 1 && cost(n.output) > options_.knobs.recompute_limit &&
+          !reduced_in_one_expression(n.output)) ||
          (read_by_window(n.output) && reads_window(n.output)))) {
       materialize(n.output, wants_channels_last(n.output));
     }
@@ -135,6 +136,34 @@ int Lowering::cost(ValueId v) {
   return c;
 }
 
+// Do all of `v`'s readers lead, through elementwise nodes only, to one value that one
+// reduction alone reads (as a Huber loss's |d| and d^2 lead to the mean of a `where`)? The
+// reduction's kernel then evaluates that value's expression once per element, and `v` in
+// it once (emit remembers a value at an index): writing `v` would only add memory traffic.
+bool Lowering::reduced_in_one_expression(ValueId v) {
+  std::set<ValueId> seen = {v}, exits_read;
+  std::set<int> exits;
+  std::vector<ValueId> todo = {v};
+  const std::vector<ValueId>& outputs = g_.outputs();
+  while (!todo.empty()) {
+    ValueId x = todo.back();
+    todo.pop_back();
+    if (std::find(outputs.begin(), outputs.end(), x) != outputs.end()) return false;
+    for (int c : consumers_[x]) {
+      const Node& n = g_.nodes()[c];
+      Category category = n.schema().category;
+      if (category == Category::Unary || category == Category::Binary) {
+        if (seen.insert(n.output).second) todo.push_back(n.output);
+      } else {
+        exits.insert(c);
+        exits_read.insert(x);
+      }
+    }
+  }
+  return exits.size() == 1 && exits_read.size() == 1 && *exits_read.begin() != v &&
+         g_.nodes()[*exits.begin()].schema().category == Category::Reduction;
+}
+
 // Is `v` the input of a pooling window (a pool but a global one)?
 bool Lowering::read_by_window(ValueId v) {
   for (int c : consumers_[v]) {
@@ -202,12 +231,13 @@ bool Lowering::reads_channels_last(ValueId v) {
   return reads;
 }
 
-// The input of a channels-last convolution: a channels-last buffer as it is, another
-// buffer (the program's input) converted by torch, an expression written channels-last.
-std::string Lowering::conv_operand(ValueId v, const std::string& format) {
-  if (!is_buffer(v)) return materialize(v, true);
-  const std::string& var = buffers_[v].var;
-  return channels_last_.count(var) ? var : var + ".contiguous(memory_format=" + format + ")";
+// The input of a channels-last convolution: a channels-last buffer as it is; an expression,
+// or another buffer (the program's input), written channels-last by a kernel that
+// transposes tiles (torch's copy into that layout reads along the channels, a stride apart).
+// The value is that buffer from then on: a second convolution of it reads the same one.
+std::string Lowering::conv_operand(ValueId v) {
+  if (is_buffer(v) && channels_last_.count(buffers_[v].var)) return buffers_[v].var;
+  return materialize(v, true);
 }
 
 // A tensor for a library call: a buffer as it is, a view of a buffer through the layout

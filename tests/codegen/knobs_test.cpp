@@ -122,9 +122,12 @@ TEST(CodegenKnobs, LayoutNchwLeavesConvolutionsAsTheyAre) {
 
 TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
   GeneratedSolution s = compile_convs("channels_last");
-  EXPECT_EQ(s.kernels, 2);
-  // The program's input converted by torch, both results NHWC, the weights stored so once.
-  EXPECT_EQ(count(s.source, "F.conv2d(x.contiguous(memory_format=torch.channels_last)"), 1);
+  EXPECT_EQ(s.kernels, 3);
+  // The program's input transposed into NHWC by a kernel of channel-by-position tiles
+  // (loads along the positions, stores along the channels), both results NHWC, the weights
+  // stored so once.
+  EXPECT_EQ(count(s.source, "tl.store(buf0_ptr + (n * S + s) * C + c, "), 1);
+  EXPECT_EQ(count(s.source, "F.conv2d(buf0, "), 1);
   EXPECT_EQ(count(s.source, ").contiguous(memory_format=torch.channels_last)\n"), 2);
   EXPECT_EQ(count(s.source,
                   "conv.weight = nn.Parameter(conv.weight.detach().contiguous("
@@ -132,12 +135,13 @@ TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
             2);
   // The ReLU the second conv takes is written NHWC in memory order: it loads the first
   // conv's result at its own offsets.
-  EXPECT_EQ(count(s.source, "dtype=torch.float32, memory_format=torch.channels_last)"), 1);
+  EXPECT_EQ(count(s.source, "dtype=torch.float32, memory_format=torch.channels_last)"), 2);
   EXPECT_EQ(count(s.source, "tl.load(lib0_ptr + offs, mask=mask"), 1);
-  EXPECT_EQ(count(s.source, "F.conv2d(buf0, "), 1);
+  EXPECT_EQ(count(s.source, "F.conv2d(buf1, "), 1);
   // The output is contiguous NCHW, written in channel-by-position tiles.
-  EXPECT_EQ(count(s.source, "tl.store(buf1_ptr + (n * C + c) * S + s, "), 1);
+  EXPECT_EQ(count(s.source, "tl.store(buf2_ptr + (n * C + c) * S + s, "), 1);
   EXPECT_EQ(count(s.source, "BLOCK_C = min(32, triton.next_power_of_2(6))"), 1);
+  EXPECT_EQ(count(s.source, "BLOCK_C = min(32, triton.next_power_of_2(4))"), 1);
 }
 
 // The command line's --knob NAME=VALUE: one parser, whose errors name the allowed values.

@@ -55,8 +55,10 @@ def test_convolutions_run_channels_last(solutions):
 
 def test_a_kernel_feeding_a_convolution_writes_channels_last(solutions):
     source = solutions["conv_depthwise_chain"][1]
-    assert source.count("device=device, dtype=torch.float32, memory_format=torch.channels_last)") == 1
-    assert "tl.load(lib0_ptr + offs, mask=mask" in source  # it runs in memory order
+    # the program's input, transposed in tiles, and the first convolution's activation
+    assert source.count("device=device, dtype=torch.float32, memory_format=torch.channels_last)") == 2
+    assert "tl.store(buf0_ptr + (n * S + s) * C + c, " in source
+    assert "tl.load(lib0_ptr + offs, mask=mask" in source  # the activation runs in memory order
 
 
 def test_default_layout_is_nchw(tmp_path):

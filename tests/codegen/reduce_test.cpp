@@ -1,0 +1,70 @@
+// Statistics kernels: how they tile rows and columns (where consecutive rows lie next to each
+// other in memory, the innermost dim kept, a tile spans many rows, so that its loads run
+// along them; otherwise a row's columns), and what they compute inside instead of reading.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/codegen.h"
+#include "ir/text.h"
+
+namespace drtriton {
+namespace {
+
+std::string sum_over(const std::string& dims) {
+  return generate_solution(
+             parse_graph("input %x : f32[4,64,32]\n%1 = sum(%x) {dim=" + dims + "}\nreturn %1\n"),
+             CodegenOptions{})
+      .source;
+}
+
+bool has(const std::string& source, const std::string& text) {
+  return source.find(text) != std::string::npos;
+}
+
+TEST(Reduce, TilesRunAlongTheRowsWhenTheInnermostDimIsKept) {
+  std::string middle = sum_over("[1]");  // rows (b, m): m is the innermost dim
+  EXPECT_TRUE(has(middle, "BLOCK_M, BLOCK_R = _tile_rows((4 * 32), 64)")) << middle;
+  std::string outer = sum_over("[0]");  // rows (n, m)
+  EXPECT_TRUE(has(outer, "BLOCK_M, BLOCK_R = _tile_rows((64 * 32), 4)")) << outer;
+  std::string last = sum_over("[2]");  // rows (b, n), each row's columns contiguous
+  EXPECT_TRUE(has(last, "BLOCK_M, BLOCK_R = _tile((4 * 64), 32)")) << last;
+  std::string two = sum_over("[1, 2]");
+  EXPECT_TRUE(has(two, "BLOCK_M, BLOCK_R = _tile(4, (64 * 32))")) << two;
+}
+
+// A value read twice, but only inside the expression one reduction reads (a Huber loss: |d|
+// and d^2 of one difference d lead to the mean of a `where`), is computed in that reduction's
+// kernel, once per element, not written first; read by two reductions, it is written once.
+TEST(Reduce, AValueReadOnlyInsideOneReductionIsNotWritten) {
+  const char* huber = R"(input %p : f32[64,32]
+input %t : f32[64,32]
+%d = sub(%p, %t)
+%a = abs(%d)
+%q = square(%d)
+%small = lt_scalar(%a) {other=0.5}
+%h = mul_scalar(%q) {other=0.5}
+%l = sub_scalar(%a) {other=0.25}
+%w = where(%small, %h, %l)
+%m = mean(%w) {dim=[0,1]}
+return %m
+)";
+  GeneratedSolution one = generate_solution(parse_graph(huber), CodegenOptions{});
+  EXPECT_FALSE(has(one.source, "_sub[")) << one.source;
+  EXPECT_TRUE(has(one.source, "tl.abs(")) << one.source;
+  const char* two_reductions = R"(input %p : f32[64,32]
+input %t : f32[64,32]
+%d = sub(%p, %t)
+%a = abs(%d)
+%q = square(%d)
+%s1 = sum(%a) {dim=[1]}
+%s2 = amax(%q) {dim=[1]}
+%r = add(%s1, %s2)
+return %r
+)";
+  GeneratedSolution written = generate_solution(parse_graph(two_reductions), CodegenOptions{});
+  EXPECT_TRUE(has(written.source, "_sub[")) << written.source;
+}
+
+}  // namespace
+}  // namespace drtriton
