@@ -27,4 +27,4 @@ for program in "$@"; do
 done
 python3 bench/kernel_profile.py "${pairs[@]}" --top "${PROFILE_TOP:-8}" --out "$OUT/kernel_profile.md" \
   > "$OUT/kernel_profile.log" 2>&1
-cat "$OUT/kernel_profile.md"
+cat "$OUT/kernel_profile.md" 2> /dev/null || tail -20 "$OUT/kernel_profile.log"

@@ -66,6 +66,99 @@ void Lowering::lower_normalization(const Node& n) {
   plans_[n.output] = plan;
 }
 
+// A softmax, log-softmax, layer or RMS norm over rows that fit in a tile (trailing dims),
+// whose value only elementwise nodes of its shape read on the way to one program output:
+// one kernel loads each row once, keeps its statistics in registers and writes that output
+// (a persistent reduction, as Inductor's), where a statistics kernel and a second pass
+// would read the rows twice. Returns whether it did.
+bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
+  ValueId in = n.inputs[0], y = n.output;
+  int rank = g_.value(in).type.rank();
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != rank - static_cast<int>(dims.size() - i)) return false;
+  ReducePlan plan = plan_dims(in, dims);
+  if (wants_channels_last(in) || !row_fits(plan.traced_cols)) return false;
+  // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
+  // exists already (values of earlier nodes); one of its values is the program's output.
+  const std::vector<ValueId>& outputs = g_.outputs();
+  int at = static_cast<int>(&n - g_.nodes().data());
+  std::set<ValueId> chain = {y};
+  std::vector<ValueId> todo = {y}, returned;
+  while (!todo.empty()) {
+    ValueId v = todo.back();
+    todo.pop_back();
+    if (gemm_roots_.count(v) || computed_inside_.count(v) ||
+        g_.value(v).type.shape != g_.value(y).type.shape)
+      return false;
+    size_t times = std::count(outputs.begin(), outputs.end(), v);
+    if (times > 1 || (times == 1 && !consumers_[v].empty())) return false;
+    if (times == 1) returned.push_back(v);
+    for (int c : consumers_[v]) {
+      Category category = g_.nodes()[c].schema().category;
+      if (category != Category::Unary && category != Category::Binary) return false;
+      if (chain.insert(g_.nodes()[c].output).second) todo.push_back(g_.nodes()[c].output);
+    }
+  }
+  if (returned.size() != 1) return false;
+  for (ValueId v : chain) {
+    if (v == y) continue;
+    for (ValueId w : g_.nodes()[g_.value(v).node].inputs)
+      if (!chain.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
+        return false;
+  }
+  ValueId result = returned[0];
+
+  std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
+  std::string out = alloc(shape_of(result), g_.value(result).type.dtype);
+  Kernel k(kernel_name(n, "rows"));
+  k.line("rows = " + program_id() + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+  k.line("m = (rows < ROWS) & (cols < COLS)");
+  std::vector<std::string> row_dims = decompose(k, "rows", plan.kept);
+  Index idx{plan.to_input(row_dims, decompose(k, "cols", plan.reduced)), "m", "rows * COLS + cols",
+            shape_of(in)};
+  std::string x = emit(k, in, idx);
+  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
+  std::vector<std::string> st;  // what the statistics kernel would have written, per row
+  if (n.op == Op::Softmax || n.op == Op::LogSoftmax) {
+    std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
+    std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+    st = {safe,
+          k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe + "), 0.0), axis=1)[:, None]")};
+  } else if (n.op == Op::LayerNorm) {
+    std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
+    std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
+    st = {mean, k.assign("1.0 / tl.sqrt_rn(tl.sum(" + d + " * " + d +
+                         ", axis=1)[:, None] / COLS + " + eps + ")")};
+  } else if (n.op == Op::RmsNorm) {
+    st = {k.assign("1.0 / tl.sqrt_rn(tl.sum(tl.where(m, " + x + " * " + x +
+                   ", 0.0), axis=1)[:, None] / COLS + " + eps + ")")};
+  } else {
+    return false;
+  }
+  // The normalization's expression (emit) loads its statistics at the row: here they are
+  // values already, which answer those loads.
+  std::vector<std::string> names;
+  std::string row = linearize(k, row_dims, plan.kept);
+  for (size_t i = 0; i < st.size(); ++i) {
+    names.push_back("row_statistic" + std::to_string(i));
+    k.remember("load " + names.back() + "[" + row + "] if m", st[i]);
+  }
+  stats_[y] = names;
+  plans_[y] = plan;
+  std::string value = emit(k, result, idx);
+  k.line("tl.store(" + k.pointer(out) + " + rows * COLS + cols, " +
+         rounded(g_.value(result).type.dtype, value) + ", mask=m)");
+  forward_.push_back(row_tile_line(rows_py, cols_py));
+  finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
+                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
+                {"BLOCK_M", "BLOCK_R"});
+  buffers_[result] = {out, true};
+  for (ValueId v : chain)
+    if (v != result) computed_inside_.insert(v);
+  return true;
+}
+
 Lowering::RunningStats Lowering::running_stats(const Node& n) {
   return {float_literal(attr_float(n.attrs, "eps")), attr_float(n.attrs, "momentum"),
           param_var(n, "running_mean"), param_var(n, "running_var")};

@@ -450,6 +450,9 @@ void Lowering::lower_statistics(const Node& n) {
         stats.push_back({other->what, &m});
     }
   }
+  if (stats.size() == 1 && n.schema().category == Category::Normalization &&
+      lower_in_one_pass(n, request->dims))
+    return;
   ReducePlan plan = plan_dims(in, request->dims);
   size_t computed = computes_.size();
   std::vector<std::vector<std::string>> results =

@@ -167,6 +167,7 @@ class Lowering {
 
   // ---- emit_norm.cpp: normalizations ----
   void lower_normalization(const Node& n);
+  bool lower_in_one_pass(const Node& n, const std::vector<int>& dims);
   void lower_batch_norm(const Node& n, const ReducePlan& plan);
   void lower_instance_norm(const Node& n, const ReducePlan& plan);
   // What a norm with running statistics reads from its node: eps, momentum (NaN for
@@ -233,9 +234,11 @@ class Lowering {
   std::map<ValueId, int> users_, cost_;
   std::map<ValueId, std::vector<int>> consumers_;  // the nodes (indices) reading each value
   // Triton GEMMs waiting for their epilogue's last value (root -> the GEMM's node index),
-  // the values inside an epilogue (computed in the GEMM kernel only), and the nodes taken.
+  // and the nodes taken.
   std::map<ValueId, int> gemm_roots_;
-  std::set<ValueId> epilogue_inner_;
+  // Values another kernel computes inside and never writes: a GEMM epilogue's, a one-pass
+  // normalization's on the way to its output.
+  std::set<ValueId> computed_inside_;
   std::set<int> epilogue_nodes_;
   std::set<std::string> channels_last_;  // forward variables held channels-last in memory
   std::map<ValueId, bool> reads_cl_;

@@ -64,7 +64,7 @@ void Lowering::lower_graph() {
     // (not one inside a GEMM's epilogue, nor one whose readers all end in one reduction: the
     // kernel computes it once per element); so is a window read by a window (a pool of a
     // pool), which the second would recompute at each of its positions.
-    if (!is_buffer(n.output) && !epilogue_inner_.count(n.output) &&
+    if (!is_buffer(n.output) && !computed_inside_.count(n.output) &&
         ((users_[n.output] > 1 && cost(n.output) > options_.knobs.recompute_limit &&
           !reduced_in_one_expression(n.output)) ||
          (read_by_window(n.output) && reads_window(n.output)))) {
@@ -376,7 +376,7 @@ void Lowering::plan_gemm(const Node& n) {
     if (closed) root = chain.size() - 1;
   }
   for (size_t j = 1; j <= root; ++j) epilogue_nodes_.insert(g_.value(chain[j]).node);
-  for (size_t j = 0; j < root; ++j) epilogue_inner_.insert(chain[j]);
+  for (size_t j = 0; j < root; ++j) computed_inside_.insert(chain[j]);
   gemm_roots_[chain[root]] = first;
 }
 

@@ -31,6 +31,14 @@ std::string tile_line(bool rows_contiguous, const std::string& rows, const std::
          rows + ", " + cols + ")";
 }
 
+std::string row_tile_line(const std::string& rows, const std::string& cols) {
+  return "BLOCK_M, BLOCK_R = _row_tile(" + rows + ", " + cols + ")";
+}
+
+bool row_fits(int64_t traced_cols) {
+  return traced_cols <= 4096;
+}
+
 std::string split_line(const std::string& rows, const std::string& cols) {
   return "SPLIT, CHUNK = _split(" + rows + ", " + cols + ", BLOCK_M, BLOCK_R)";
 }
@@ -101,6 +109,16 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    block_r = max(1, min(triton.next_power_of_2(max(cols, 1)), " +
            tile +
            " // block_m))\n"
+           "    return block_m, block_r\n";
+  if (name == "_row_tile")
+    return "def _row_tile(rows, cols):\n"
+           "    \"\"\"Tiles of whole rows, about " +
+           tile +
+           " elements: BLOCK_R covers a row, BLOCK_M rows.\"\"\"\n"
+           "    block_r = triton.next_power_of_2(max(cols, 1))\n"
+           "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), " +
+           tile +
+           " // block_r))\n"
            "    return block_m, block_r\n";
   if (name == "_split")
     return "def _split(rows, cols, block_m, block_r):\n"

@@ -31,6 +31,10 @@ bool split_rows(int64_t traced_rows, int64_t traced_cols);
 // The forward's line that sets a row tile's BLOCK_M and BLOCK_R (about knobs.tile_elements):
 // _tile_rows when consecutive rows are consecutive in memory, else _tile.
 std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols);
+// Whole rows of a one-pass normalization (lower_in_one_pass): whether a row of the traced
+// length fits in a tile (in registers), and the forward's line that sets BLOCK_M, BLOCK_R.
+bool row_fits(int64_t traced_cols);
+std::string row_tile_line(const std::string& rows, const std::string& cols);
 // The forward's line that sets SPLIT and CHUNK, the column chunks of a split statistics
 // kernel, and the block over SPLIT of the kernel that combines them.
 std::string split_line(const std::string& rows, const std::string& cols);

@@ -119,7 +119,7 @@ std::string Lowering::header(const std::string& body) {
   if (!options_.init_support.empty()) s << "\n\n" << options_.init_support << "\n";
   // The launch helpers (schedule.h) and the size functions, in the order solutions have
   // always listed them.
-  for (const char* helper : {"_tile", "_tile_rows", "_split", "_attention_blocks"})
+  for (const char* helper : {"_tile", "_tile_rows", "_row_tile", "_split", "_attention_blocks"})
     if (calls(helper)) s << "\n\n" << launch_helper(helper, options_.knobs);
   // The functions torch.export's size expressions call (frontend.py's docstring), for
   // the sizes the forward computes: a number divided by a size is FloatTrueDiv(...).

@@ -66,5 +66,43 @@ return %r
   EXPECT_TRUE(has(written.source, "_sub[")) << written.source;
 }
 
+// A softmax or norm over rows that fit in a tile, read only by elementwise nodes on the way
+// to the output, is one kernel: each row loaded once, its statistics in registers.
+TEST(Reduce, ShortRowsAreNormalizedInOnePass) {
+  auto compile = [](const std::string& text) {
+    return generate_solution(parse_graph(text), CodegenOptions{});
+  };
+  GeneratedSolution norm = compile(R"(input %x : f32[8,16,256]
+%n = layer_norm(%x) {module="norm", normalized_shape=[256]}
+%g = gelu(%n)
+%s = mul_scalar(%g) {other=2.0}
+return %s
+)");
+  EXPECT_EQ(norm.kernels, 1);
+  EXPECT_TRUE(has(norm.source, "BLOCK_M, BLOCK_R = _row_tile((8 * 16), 256)")) << norm.source;
+  EXPECT_TRUE(has(norm.source, "tl.sum(t5 * t5, axis=1)[:, None] / COLS + 1e-05)")) << norm.source;
+  EXPECT_FALSE(has(norm.source, "row_statistic")) << norm.source;  // no load of them
+  // Rows too long for a tile: statistics kernels, then the output's.
+  GeneratedSolution wide = compile(R"(input %x : f32[4,8192]
+%s = softmax(%x) {dim=1}
+return %s
+)");
+  EXPECT_FALSE(has(wide.source, "_rows[")) << wide.source;
+  EXPECT_TRUE(has(wide.source, "_softmax[")) << wide.source;
+  // Its value read by a reduction too: the statistics are a buffer for both.
+  GeneratedSolution shared = compile(R"(input %x : f32[4,256]
+%s = softmax(%x) {dim=1}
+%m = amax(%s) {dim=[1]}
+return %s, %m
+)");
+  EXPECT_FALSE(has(shared.source, "_rows[")) << shared.source;
+  // Over a leading dim (not the rows' trailing ones): two passes.
+  GeneratedSolution leading = compile(R"(input %x : f32[256,4]
+%s = softmax(%x) {dim=0}
+return %s
+)");
+  EXPECT_FALSE(has(leading.source, "_rows[")) << leading.source;
+}
+
 }  // namespace
 }  // namespace drtriton
