@@ -474,6 +474,137 @@ void Lowering::lower_statistics(const Node& n) {
   }
 }
 
+// A softmax, log-softmax, layer or RMS norm over trailing rows, whose value only elementwise
+// nodes of its shape read on the way to one program output: one kernel per tile of rows
+// computes the statistics and writes that output (a persistent reduction, as Inductor's),
+// where a statistics kernel and a second pass would read the rows from memory twice. Rows
+// that fit in a tile (row_fits) are loaded once and kept in registers; longer ones are read
+// in two loops, statistics then output, the second finding them in L2. Few long rows stay
+// with the split statistics kernels, which spread a row over many programs. Returns whether
+// it did.
+bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
+  ValueId in = n.inputs[0], y = n.output;
+  int rank = g_.value(in).type.rank();
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != rank - static_cast<int>(dims.size() - i)) return false;
+  ReducePlan plan = plan_dims(in, dims);
+  bool fits = row_fits(plan.traced_cols);
+  if (wants_channels_last(in) || (!fits && split_rows(plan.traced_rows, plan.traced_cols)))
+    return false;
+  // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
+  // exists already (values of earlier nodes); one of its values is the program's output.
+  const std::vector<ValueId>& outputs = g_.outputs();
+  int at = static_cast<int>(&n - g_.nodes().data());
+  std::set<ValueId> chain = {y};
+  std::vector<ValueId> todo = {y}, returned;
+  while (!todo.empty()) {
+    ValueId v = todo.back();
+    todo.pop_back();
+    if (gemm_roots_.count(v) || computed_inside_.count(v) ||
+        g_.value(v).type.shape != g_.value(y).type.shape)
+      return false;
+    size_t times = std::count(outputs.begin(), outputs.end(), v);
+    if (times > 1 || (times == 1 && !consumers_[v].empty())) return false;
+    if (times == 1) returned.push_back(v);
+    for (int c : consumers_[v]) {
+      Category category = g_.nodes()[c].schema().category;
+      if (category != Category::Unary && category != Category::Binary) return false;
+      if (chain.insert(g_.nodes()[c].output).second) todo.push_back(g_.nodes()[c].output);
+    }
+  }
+  if (returned.size() != 1) return false;
+  for (ValueId v : chain) {
+    if (v == y) continue;
+    for (ValueId w : g_.nodes()[g_.value(v).node].inputs)
+      if (!chain.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
+        return false;
+  }
+  ValueId result = returned[0];
+  std::string what = request_of(g_, n)->what;  // max_sumexp, mean_rstd or rms
+  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
+
+  std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
+  std::string out = alloc(shape_of(result), g_.value(result).type.dtype);
+  Kernel k(kernel_name(n, "rows"));
+  k.line("rows = " + program_id() + " * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]");
+  k.line("row_mask = rows < ROWS");
+  std::vector<std::string> row_dims = decompose(k, "rows", plan.kept);
+  // The element index of a tile of columns `cols` (a line of the kernel sets them).
+  auto tile = [&] {
+    k.line("m = row_mask & (cols < COLS)");
+    return Index{plan.to_input(row_dims, decompose(k, "cols", plan.reduced)), "m",
+                 "rows * COLS + cols", shape_of(in)};
+  };
+  std::vector<std::string> st;  // per row, what the statistics kernel would have written
+  std::optional<Index> whole;   // a row that fits: its one tile
+  if (fits) {
+    k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+    whole = tile();
+    std::string x = emit(k, in, *whole);
+    if (what == "max_sumexp") {
+      std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
+      std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+      st = {safe, k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe +
+                           "), 0.0), axis=1)[:, None]")};
+    } else if (what == "mean_rstd") {
+      std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
+      std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
+      st = {mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
+    } else {
+      st = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
+    }
+  } else {
+    // First loop: the statistics' accumulators over the row, as a statistics kernel's.
+    k.line("lo = 0");
+    k.line("hi = COLS");
+    Accumulator a = accumulator(k, accumulator_kind(what), "acc");
+    a.init();
+    k.line("for c0 in range(0, COLS, BLOCK_R):");
+    k.push();
+    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+    a.update(emit(k, in, tile()));
+    k.pop();
+    std::vector<std::string> p = a.lanes();  // {max, sum} / {count, mean, m2} / {sum}
+    st = what == "mean_rstd" ? std::vector<std::string>{p[1], p[2]} : p;
+  }
+  // Sums of squares to 1/std, as the statistics kernel finishes them.
+  if (what == "mean_rstd") st[1] = k.assign("1.0 / tl.sqrt_rn(" + st[1] + " / COLS + " + eps + ")");
+  if (what == "rms") st[0] = k.assign("1.0 / tl.sqrt_rn(" + st[0] + " / COLS + " + eps + ")");
+  // The normalization's expression (emit) loads its statistics at the row: here they are
+  // values already, which answer those loads.
+  std::vector<std::string> names;
+  std::string row = linearize(k, row_dims, plan.kept);
+  for (size_t i = 0; i < st.size(); ++i) {
+    names.push_back("row_statistic" + std::to_string(i));
+    k.remember("load " + names.back() + "[" + row + "] if m", st[i]);
+  }
+  stats_[y] = names;
+  plans_[y] = plan;
+  // The output: from the row in registers, or (second loop) from the row read again.
+  DType dtype = g_.value(result).type.dtype;
+  auto store = [&](const Index& idx) {
+    k.line("tl.store(" + k.pointer(out) + " + rows * COLS + cols, " +
+           rounded(dtype, emit(k, result, idx)) + ", mask=m)");
+  };
+  if (fits) {
+    store(*whole);
+  } else {
+    k.line("for c0 in range(0, COLS, BLOCK_R):");
+    k.push();
+    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+    store(tile());
+    k.pop();
+  }
+  forward_.push_back(fits ? row_tile_line(rows_py, cols_py) : tile_line(false, rows_py, cols_py));
+  finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
+                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
+                {"BLOCK_M", "BLOCK_R"});
+  buffers_[result] = {out, true};
+  for (ValueId v : chain)
+    if (v != result) computed_inside_.insert(v);
+  return true;
+}
+
 // An adaptive pool to one element per map: its window is the whole map, at every input
 // size, so it is a mean over the spatial dims (a statistics kernel), not an unrolled window
 // (a 64x64 map would be 4096 inlined reads).

@@ -22,6 +22,12 @@ bool has(const std::string& source, const std::string& text) {
   return source.find(text) != std::string::npos;
 }
 
+int count(const std::string& source, const std::string& text) {
+  int n = 0;
+  for (size_t at = source.find(text); at != std::string::npos; at = source.find(text, at + 1)) ++n;
+  return n;
+}
+
 TEST(Reduce, TilesRunAlongTheRowsWhenTheInnermostDimIsKept) {
   std::string middle = sum_over("[1]");  // rows (b, m): m is the innermost dim
   EXPECT_TRUE(has(middle, "BLOCK_M, BLOCK_R = _tile_rows((4 * 32), 64)")) << middle;
@@ -80,9 +86,17 @@ return %s
 )");
   EXPECT_EQ(norm.kernels, 1);
   EXPECT_TRUE(has(norm.source, "BLOCK_M, BLOCK_R = _row_tile((8 * 16), 256)")) << norm.source;
-  EXPECT_TRUE(has(norm.source, "tl.sum(t5 * t5, axis=1)[:, None] / COLS + 1e-05)")) << norm.source;
+  EXPECT_TRUE(has(norm.source, "tl.sum(t5 * t5, axis=1)[:, None]")) << norm.source;
+  EXPECT_TRUE(has(norm.source, "1.0 / tl.sqrt_rn(t6 / COLS + 1e-05)")) << norm.source;
   EXPECT_FALSE(has(norm.source, "row_statistic")) << norm.source;  // no load of them
-  // Rows too long for a tile: statistics kernels, then the output's.
+  // Rows too long for a tile: two loops over each, the statistics' then the output's.
+  GeneratedSolution looped = compile(R"(input %x : f32[1024,8192]
+%s = softmax(%x) {dim=1}
+return %s
+)");
+  EXPECT_EQ(looped.kernels, 1);
+  EXPECT_EQ(count(looped.source, "for c0 in range(0, COLS, BLOCK_R):"), 2) << looped.source;
+  // Few of them: statistics kernels that split each row over many programs, then the output's.
   GeneratedSolution wide = compile(R"(input %x : f32[4,8192]
 %s = softmax(%x) {dim=1}
 return %s
