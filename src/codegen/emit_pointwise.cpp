@@ -1,10 +1,75 @@
 // A kernel's source and launch (finish_kernel), and the pointwise kernel that writes a value
 // (materialize).
+#include <cctype>
+#include <map>
 #include <sstream>
 
 #include "codegen/lowering.h"
 
 namespace drtriton::codegen {
+
+namespace {
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The temporaries (t0, t1, ...) a line names, and the one it assigns ("" if none).
+std::vector<std::string> temporaries(const std::string& line) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != 't' || (i > 0 && is_word_char(line[i - 1]))) continue;
+    size_t j = i + 1;
+    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+    if (j > i + 1 && (j == line.size() || !is_word_char(line[j])))
+      names.push_back(line.substr(i, j - i));
+    i = j - 1;
+  }
+  return names;
+}
+
+std::string assigned(const std::string& line) {
+  size_t start = line.find_first_not_of(' ');
+  if (start == std::string::npos || line[start] != 't') return "";
+  size_t eq = line.find(" = ", start);
+  if (eq == std::string::npos) return "";
+  std::string name = line.substr(start, eq - start);
+  return temporaries(name) == std::vector<std::string>{name} ? name : "";
+}
+
+// The kernel's lines without the temporaries nothing reads (the dims of a decomposition that
+// a flat offset left unused): Triton drops them anyway, a reader need not see them. A block
+// that would be left empty keeps its lines.
+std::vector<std::string> live_lines(const std::vector<std::string>& body) {
+  std::map<std::string, int> uses;
+  for (const std::string& line : body) {
+    std::string own = assigned(line);
+    for (const std::string& t : temporaries(line))
+      if (t != own) ++uses[t];
+  }
+  std::vector<bool> dead(body.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < body.size(); ++i) {
+      std::string own = assigned(body[i]);
+      if (dead[i] || own.empty() || uses[own] > 0) continue;
+      dead[i] = changed = true;
+      for (const std::string& t : temporaries(body[i]))
+        if (t != own) --uses[t];
+    }
+  }
+  std::vector<std::string> live;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (!dead[i]) live.push_back(body[i]);
+  auto indent = [](const std::string& l) { return l.find_first_not_of(' '); };
+  for (size_t i = 0; i < live.size(); ++i)
+    if (!live[i].empty() && live[i].back() == ':' &&
+        (i + 1 == live.size() || indent(live[i + 1]) <= indent(live[i])))
+      return body;
+  return live;
+}
+
+}  // namespace
 
 // Writes the kernel's source and its launch in the forward.
 void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_params,
@@ -39,7 +104,7 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
   computes_.push_back({k.name(), k.nodes()});
   std::ostringstream src;
   src << "@triton.jit\ndef " << k.name() << "(" << join(params, ", ") << "):\n";
-  for (const std::string& l : k.body()) src << l << "\n";
+  for (const std::string& l : live_lines(k.body())) src << l << "\n";
   kernels_.push_back(src.str());
   forward_.push_back(k.name() + "[" + grid + "](" + join(args, ", ") + ")");
 }
