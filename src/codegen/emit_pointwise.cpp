@@ -119,8 +119,7 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
 std::string Lowering::materialize(ValueId v, bool channels_last) {
   std::vector<std::string> shape = shape_of(v);
   const Value& val = g_.value(v);
-  std::string out = alloc(shape, val.type.dtype);
-  if (channels_last) allocate_channels_last(out, shape, val.type.dtype);
+  std::string out = alloc(shape, val.type.dtype, channels_last);
   std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
   std::string block = pointwise_block(options_.knobs);
@@ -161,15 +160,6 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
   buffers_[v] = {out, true};
   return out;
-}
-
-// `out`, just allocated (the forward's last line), NHWC (NDHWC) in memory instead.
-void Lowering::allocate_channels_last(const std::string& out, const std::vector<std::string>& shape,
-                                      DType dtype) {
-  forward_.back() = out + " = torch.empty(" + tuple(shape) +
-                    ", device=device, dtype=" + std::string(dtype_torch_name(dtype)) +
-                    ", memory_format=" + memory_format(shape.size()) + ")";
-  channels_last_.insert(out);
 }
 
 }  // namespace drtriton::codegen

@@ -166,6 +166,34 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& a
   return a;
 }
 
+// The results of statistic `what` (of `node`) from its accumulator's (combined) partials
+// `p` (Accumulator::lanes), in kernel kk.
+std::vector<std::string> finish_statistic(Kernel& kk, const std::string& what, const Node& node,
+                                          const std::vector<std::string>& p) {
+  std::string eps =
+      node.schema().find_attr("eps") ? float_literal(attr_float(node.attrs, "eps")) : "0.0";
+  if (what == "mean") return {p.size() == 3 ? p[1] : kk.assign(p[0] + " / COLS")};
+  if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
+  if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
+  if (what == "logsumexp") {  // +inf where the maximum is (its sum is NaN there), as torch's
+    return {kk.assign("tl.where(" + p[0] + " == float('inf'), " + p[0] + ", " + p[0] +
+                      " + tl.log(" + p[1] + "))")};
+  }
+  if (what == "mean_rstd") {
+    return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")")};
+  }
+  if (what == "batch_norm") {  // also the unbiased variance, which the running_var takes
+    return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")"),
+            kk.assign(p[2] + " / (COLS - 1)")};
+  }
+  if (what == "var" || what == "std") {
+    std::string count = offset_by("COLS", -attr_int(node.attrs, "correction"));
+    std::string var = kk.assign(p[2] + " / tl.maximum(" + count + ", 0)");
+    return {what == "std" ? kk.assign("tl.sqrt_rn(" + var + ")") : var};
+  }
+  return p;
+}
+
 }  // namespace
 
 ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
@@ -272,34 +300,6 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   std::vector<std::vector<std::string>> part;  // each accumulator's
   for (Accumulator& a : accs) part.push_back(a.lanes());
 
-  // The results of each statistic from its accumulator's (combined) partials `p`, in kernel kk.
-  auto finish_one = [&](Kernel& kk, const Statistic& s,
-                        const std::vector<std::string>& p) -> std::vector<std::string> {
-    const std::string& what = s.what;
-    std::string eps =
-        s.node->schema().find_attr("eps") ? float_literal(attr_float(s.node->attrs, "eps")) : "0.0";
-    if (what == "mean") return {p.size() == 3 ? p[1] : kk.assign(p[0] + " / COLS")};
-    if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
-    if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
-    if (what == "logsumexp") {  // +inf where the maximum is (its sum is NaN there), as torch's
-      return {kk.assign("tl.where(" + p[0] + " == float('inf'), " + p[0] + ", " + p[0] +
-                        " + tl.log(" + p[1] + "))")};
-    }
-    if (what == "mean_rstd") {
-      return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")")};
-    }
-    if (what == "batch_norm") {  // also the unbiased variance, which the running_var takes
-      return {p[1], kk.assign("1.0 / tl.sqrt_rn(" + p[2] + " / COLS + " + eps + ")"),
-              kk.assign(p[2] + " / (COLS - 1)")};
-    }
-    if (what == "var" || what == "std") {
-      std::string count = offset_by("COLS", -attr_int(s.node->attrs, "correction"));
-      std::string var = kk.assign(p[2] + " / tl.maximum(" + count + ", 0)");
-      return {what == "std" ? kk.assign("tl.sqrt_rn(" + var + ")") : var};
-    }
-    return p;
-  };
-
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
       plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
@@ -309,7 +309,7 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   auto store_results = [&](Kernel& kk, const std::vector<std::vector<std::string>>& p) {
     std::vector<std::vector<std::string>> results;
     for (size_t i = 0; i < stats.size(); ++i)
-      results.push_back(finish_one(kk, stats[i], p[reads[i]]));
+      results.push_back(finish_statistic(kk, stats[i].what, *stats[i].node, p[reads[i]]));
     std::vector<std::vector<std::string>> vars;
     for (const std::vector<std::string>& rs : results) {
       vars.emplace_back();
@@ -493,35 +493,28 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
     return false;
   // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
   // exists already (values of earlier nodes); one of its values is the program's output.
+  ElementwiseRegion chain = elementwise_region(y);
+  if (!chain.readers.empty()) return false;
   const std::vector<ValueId>& outputs = g_.outputs();
   int at = static_cast<int>(&n - g_.nodes().data());
-  std::set<ValueId> chain = {y};
-  std::vector<ValueId> todo = {y}, returned;
-  while (!todo.empty()) {
-    ValueId v = todo.back();
-    todo.pop_back();
+  std::vector<ValueId> returned;
+  for (ValueId v : chain.values) {
     if (gemm_roots_.count(v) || computed_inside_.count(v) ||
         g_.value(v).type.shape != g_.value(y).type.shape)
       return false;
     size_t times = std::count(outputs.begin(), outputs.end(), v);
     if (times > 1 || (times == 1 && !consumers_[v].empty())) return false;
     if (times == 1) returned.push_back(v);
-    for (int c : consumers_[v]) {
-      Category category = g_.nodes()[c].schema().category;
-      if (category != Category::Unary && category != Category::Binary) return false;
-      if (chain.insert(g_.nodes()[c].output).second) todo.push_back(g_.nodes()[c].output);
-    }
   }
   if (returned.size() != 1) return false;
-  for (ValueId v : chain) {
+  for (ValueId v : chain.values) {
     if (v == y) continue;
     for (ValueId w : g_.nodes()[g_.value(v).node].inputs)
-      if (!chain.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
+      if (!chain.values.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
         return false;
   }
   ValueId result = returned[0];
   std::string what = request_of(g_, n)->what;  // max_sumexp, mean_rstd or rms
-  std::string eps = n.schema().find_attr("eps") ? float_literal(attr_float(n.attrs, "eps")) : "0.0";
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::string out = alloc(shape_of(result), g_.value(result).type.dtype);
@@ -535,8 +528,8 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
     return Index{plan.to_input(row_dims, decompose(k, "cols", plan.reduced)), "m",
                  "rows * COLS + cols", shape_of(in)};
   };
-  std::vector<std::string> st;  // per row, what the statistics kernel would have written
-  std::optional<Index> whole;   // a row that fits: its one tile
+  std::vector<std::string> p;  // the row's partials, as Accumulator::lanes gives them
+  std::optional<Index> whole;  // a row that fits: its one tile
   if (fits) {
     k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
     whole = tile();
@@ -544,14 +537,14 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
     if (what == "max_sumexp") {
       std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
       std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-      st = {safe, k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe +
-                           "), 0.0), axis=1)[:, None]")};
-    } else if (what == "mean_rstd") {
+      p = {safe,
+           k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe + "), 0.0), axis=1)[:, None]")};
+    } else if (what == "mean_rstd") {  // count, mean, squared deviations (two passes in registers)
       std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
       std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
-      st = {mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
+      p = {"COLS", mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
     } else {
-      st = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
+      p = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
     }
   } else {
     // First loop: the statistics' accumulators over the row, as a statistics kernel's.
@@ -564,12 +557,10 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
     k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
     a.update(emit(k, in, tile()));
     k.pop();
-    std::vector<std::string> p = a.lanes();  // {max, sum} / {count, mean, m2} / {sum}
-    st = what == "mean_rstd" ? std::vector<std::string>{p[1], p[2]} : p;
+    p = a.lanes();
   }
-  // Sums of squares to 1/std, as the statistics kernel finishes them.
-  if (what == "mean_rstd") st[1] = k.assign("1.0 / tl.sqrt_rn(" + st[1] + " / COLS + " + eps + ")");
-  if (what == "rms") st[0] = k.assign("1.0 / tl.sqrt_rn(" + st[0] + " / COLS + " + eps + ")");
+  // Per row, what the statistics kernel would have written.
+  std::vector<std::string> st = finish_statistic(k, what, n, p);
   // The normalization's expression (emit) loads its statistics at the row: here they are
   // values already, which answer those loads.
   std::vector<std::string> names;
@@ -600,7 +591,7 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
                 "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
                 {"BLOCK_M", "BLOCK_R"});
   buffers_[result] = {out, true};
-  for (ValueId v : chain)
+  for (ValueId v : chain.values)
     if (v != result) computed_inside_.insert(v);
   return true;
 }

@@ -70,8 +70,16 @@ class Lowering {
   std::string dim_var(const std::string& expr);
   std::string numel_py(ValueId v) { return product(shape_of(v)); }
   bool is_buffer(ValueId v) const { return buffers_.count(v) > 0; }
-  std::string alloc(const std::vector<std::string>& shape, DType dtype);
+  // A new buffer (torch.empty in the forward); NHWC (NDHWC) in memory if `channels_last`.
+  std::string alloc(const std::vector<std::string>& shape, DType dtype, bool channels_last = false);
   int cost(ValueId v);
+  // The values `v`'s readers reach through elementwise nodes only (`v` included), and the
+  // other nodes that read them (node index -> the values it reads of them).
+  struct ElementwiseRegion {
+    std::set<ValueId> values;
+    std::map<int, std::set<ValueId>> readers;
+  };
+  ElementwiseRegion elementwise_region(ValueId v);
   bool reduced_in_one_expression(ValueId v);
   bool read_by_window(ValueId v);
   bool reads_window(ValueId v);
@@ -104,8 +112,6 @@ class Lowering {
                      const std::vector<std::string>& constexpr_args,
                      const std::vector<std::string>& launch_options = {});
   std::string materialize(ValueId v, bool channels_last = false);
-  void allocate_channels_last(const std::string& out, const std::vector<std::string>& shape,
-                              DType dtype);
   std::string kernel_name(const Node& n, const std::string& what) const {
     return "k" + std::to_string(kernels_.size()) + "_" + n.schema().name + "_" + what;
   }

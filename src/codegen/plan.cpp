@@ -114,10 +114,13 @@ std::string Lowering::dim_var(const std::string& expr) {
   return var;
 }
 
-std::string Lowering::alloc(const std::vector<std::string>& shape, DType dtype) {
+std::string Lowering::alloc(const std::vector<std::string>& shape, DType dtype,
+                            bool channels_last) {
   std::string var = "buf" + std::to_string(next_buffer_++);
-  forward_.push_back(var + " = torch.empty(" + tuple(shape) +
-                     ", device=device, dtype=" + std::string(dtype_torch_name(dtype)) + ")");
+  std::string format = channels_last ? ", memory_format=" + memory_format(shape.size()) : "";
+  forward_.push_back(var + " = torch.empty(" + tuple(shape) + ", device=device, dtype=" +
+                     std::string(dtype_torch_name(dtype)) + format + ")");
+  if (channels_last) channels_last_.insert(var);
   return var;
 }
 
@@ -136,32 +139,37 @@ int Lowering::cost(ValueId v) {
   return c;
 }
 
+Lowering::ElementwiseRegion Lowering::elementwise_region(ValueId v) {
+  ElementwiseRegion r{{v}, {}};
+  std::vector<ValueId> todo = {v};
+  while (!todo.empty()) {
+    ValueId x = todo.back();
+    todo.pop_back();
+    for (int c : consumers_[x]) {
+      const Node& n = g_.nodes()[c];
+      Category category = n.schema().category;
+      if (category != Category::Unary && category != Category::Binary)
+        r.readers[c].insert(x);
+      else if (r.values.insert(n.output).second)
+        todo.push_back(n.output);
+    }
+  }
+  return r;
+}
+
 // Do all of `v`'s readers lead, through elementwise nodes only, to one value that one
 // reduction alone reads (as a Huber loss's |d| and d^2 lead to the mean of a `where`)? The
 // reduction's kernel then evaluates that value's expression once per element, and `v` in
 // it once (emit remembers a value at an index): writing `v` would only add memory traffic.
 bool Lowering::reduced_in_one_expression(ValueId v) {
-  std::set<ValueId> seen = {v}, exits_read;
-  std::set<int> exits;
-  std::vector<ValueId> todo = {v};
+  ElementwiseRegion r = elementwise_region(v);
   const std::vector<ValueId>& outputs = g_.outputs();
-  while (!todo.empty()) {
-    ValueId x = todo.back();
-    todo.pop_back();
+  for (ValueId x : r.values)
     if (std::find(outputs.begin(), outputs.end(), x) != outputs.end()) return false;
-    for (int c : consumers_[x]) {
-      const Node& n = g_.nodes()[c];
-      Category category = n.schema().category;
-      if (category == Category::Unary || category == Category::Binary) {
-        if (seen.insert(n.output).second) todo.push_back(n.output);
-      } else {
-        exits.insert(c);
-        exits_read.insert(x);
-      }
-    }
-  }
-  return exits.size() == 1 && exits_read.size() == 1 && *exits_read.begin() != v &&
-         g_.nodes()[*exits.begin()].schema().category == Category::Reduction;
+  if (r.readers.size() != 1) return false;
+  const auto& [reader, read] = *r.readers.begin();
+  return read.size() == 1 && *read.begin() != v &&
+         g_.nodes()[reader].schema().category == Category::Reduction;
 }
 
 // Is `v` the input of a pooling window (a pool but a global one)?
