@@ -81,8 +81,10 @@ triplet margin, cross entropy with class targets), cosine similarity, two-operan
 `diag` of a vector, `diag_embed`, `repeat` and `repeat_interleave` (an int count),
 `cdist`, `nn.Bilinear`, a float tensor times a bool mask, `masked_fill`, `nan_to_num`, the
 activations `log_sigmoid`, `hardshrink`, `softshrink`, `threshold`, `celu` and `prelu`
-(`nn.PReLU`), `linalg.norm` (Frobenius), and `F.linear` or `F.layer_norm` on parameters that
-no module owns. Anything else that has no drtriton form
+(`nn.PReLU`), `linalg.norm` (Frobenius), `F.linear` or `F.layer_norm` on parameters that
+no module owns, `torch.where` with a number for either value, `log1p` and `expm1` (in forms
+exact near 0), `sinh`, `cosh`, `log2`, `log10`, `isnan`, `isinf`, `any` and `all`, binary
+cross entropy, the cosine embedding loss, and `adaptive_avg_pool1d`. Anything else that has no drtriton form
 is reported by `drtriton import` with its source line; it is never dropped.
 """
 

@@ -2,6 +2,7 @@
 // tiles or split columns, and what runs on them: reductions, normalizations' statistics,
 // global pools, nll_loss.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -51,29 +52,32 @@ std::string lane_reduce(Kernel& k, const std::string& how, const std::string& x)
   return k.assign("tl." + how + "(" + x + ", axis=1)[:, None]");
 }
 
-// The accumulator of `kind` in kernel k; one of a single tensor is named `acc`.
-Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& acc) {
+// The accumulator of `kind` in kernel k, its tensors' names ending in `tag` (acc, or mx and
+// se, or cnt, mean and m2; tags tell apart several of a kind).
+Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& tag) {
   Accumulator a;
   if (kind == "softmax") {
     // An online softmax: each lane keeps its maximum and its sum of exponentials relative to
     // it, rescaled when the maximum grows; the lanes, then the chunks, combine the same way.
-    a.init = [&k] {
-      k.line("mx = tl.full([BLOCK_M, BLOCK_R], float('-inf'), tl.float32)");
-      k.line("se = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+    std::string mx = "mx" + tag, se = "se" + tag;
+    a.init = [&k, mx, se] {
+      k.line(mx + " = tl.full([BLOCK_M, BLOCK_R], float('-inf'), tl.float32)");
+      k.line(se + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
     };
-    a.update = [&k](const std::string& value) {
+    a.update = [&k, mx, se](const std::string& value) {
       std::string x = k.assign("tl.where(m, " + value + ", float('-inf'))");
-      std::string top = k.assign("tl.maximum(mx, " + x + ")");
+      std::string top = k.assign("tl.maximum(" + mx + ", " + x + ")");
       // A lane that has seen only -inf keeps a sum of 0 (exp(-inf - -inf) would be NaN).
       std::string shift = k.assign("tl.where(" + top + " == float('-inf'), 0.0, " + top + ")");
-      k.line("se = se * tl.exp(mx - " + shift + ") + tl.exp(" + x + " - " + shift + ")");
-      k.line("mx = " + top);
+      k.line(se + " = " + se + " * tl.exp(" + mx + " - " + shift + ") + tl.exp(" + x + " - " +
+             shift + ")");
+      k.line(mx + " = " + top);
     };
-    a.lanes = [&k] {
-      std::string mx = lane_reduce(k, "max", "mx");
-      std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-      return std::vector<std::string>{
-          safe, k.assign("tl.sum(se * tl.exp(mx - " + safe + "), axis=1)[:, None]")};
+    a.lanes = [&k, mx, se] {
+      std::string top = lane_reduce(k, "max", mx);
+      std::string safe = k.assign("tl.where(" + top + " == float('-inf'), 0.0, " + top + ")");
+      return std::vector<std::string>{safe, k.assign("tl.sum(" + se + " * tl.exp(" + mx + " - " +
+                                                     safe + "), axis=1)[:, None]")};
     };
     a.identity = {"float('-inf')", "0.0"};
     a.combine = [](Kernel& c, const std::vector<std::string>& p) {
@@ -86,23 +90,24 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& a
     // Counts, means and sums of squared deviations: Welford's update in each lane, Chan's
     // formula across lanes and chunks.
     auto count = std::make_shared<std::string>();
-    a.init = [&k, count] {
+    std::string cnt = "cnt" + tag, mean = "mean" + tag, m2 = "m2" + tag;
+    a.init = [&k, count, cnt, mean, m2] {
       *count = k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
-      k.line("cnt = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-      k.line("mean = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-      k.line("m2 = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      k.line(cnt + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      k.line(mean + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      k.line(m2 + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
     };
-    a.update = [&k](const std::string& x) {
-      k.line("cnt = cnt + m.to(tl.float32)");
-      std::string delta = k.assign("tl.where(m, " + x + " - mean, 0.0)");
-      k.line("mean = mean + " + delta + " / tl.maximum(cnt, 1.0)");
-      k.line("m2 = m2 + " + delta + " * tl.where(m, " + x + " - mean, 0.0)");
+    a.update = [&k, cnt, mean, m2](const std::string& x) {
+      k.line(cnt + " = " + cnt + " + m.to(tl.float32)");
+      std::string delta = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
+      k.line(mean + " = " + mean + " + " + delta + " / tl.maximum(" + cnt + ", 1.0)");
+      k.line(m2 + " = " + m2 + " + " + delta + " * tl.where(m, " + x + " - " + mean + ", 0.0)");
     };
-    a.lanes = [&k, count] {
-      std::string all = k.assign("tl.sum(cnt * mean, axis=1)[:, None] / " + *count);
-      std::string d = k.assign("mean - " + all);
-      return std::vector<std::string>{*count, all,
-                                      lane_reduce(k, "sum", "m2 + cnt * " + d + " * " + d)};
+    a.lanes = [&k, count, cnt, mean, m2] {
+      std::string all = k.assign("tl.sum(" + cnt + " * " + mean + ", axis=1)[:, None] / " + *count);
+      std::string d = k.assign(mean + " - " + all);
+      return std::vector<std::string>{
+          *count, all, lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d)};
     };
     a.identity = {"0.0", "0.0", "0.0"};
     a.combine = [](Kernel& c, const std::vector<std::string>& p) {
@@ -139,6 +144,7 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& a
                        : kind == "isum" ? "0"  // an integer or bool sum is exact, in int64
                        : kind == "prod" ? "1.0"
                                         : "0.0";
+    std::string acc = "acc" + tag;
     a.init = [&k, acc, init, kind] {
       k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
              (kind == "isum" ? "tl.int64" : "tl.float32") + ")");
@@ -240,24 +246,29 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
 std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<Statistic>& stats,
                                                              ValueId in, const ReducePlan& plan,
                                                              const Element& element, DType result) {
-  // The accumulators, one of each kind, and the one each statistic reads (a mean reads
-  // Welford's, when a variance keeps one).
-  bool welford = std::any_of(stats.begin(), stats.end(), [](const Statistic& s) {
-    return accumulator_kind(s.what) == "welford";
-  });
-  std::vector<std::string> kinds;
+  // The accumulators, one of each kind for each input, and the one each statistic reads (a
+  // mean reads Welford's, when a variance of its input keeps one).
+  auto input_of = [in](const Statistic& s) { return s.input < 0 ? in : s.input; };
+  auto welford_of = [&](ValueId x) {
+    return std::any_of(stats.begin(), stats.end(), [&](const Statistic& s) {
+      return input_of(s) == x && accumulator_kind(s.what) == "welford";
+    });
+  };
+  std::vector<std::pair<std::string, ValueId>> kinds;  // (kind, input)
   std::vector<size_t> reads;
   for (const Statistic& s : stats) {
-    std::string kind = s.what == "mean" && welford ? "welford" : accumulator_kind(s.what);
+    ValueId x = input_of(s);
+    std::string kind = s.what == "mean" && welford_of(x) ? "welford" : accumulator_kind(s.what);
     if (stats.size() > 1 && !shares_loop(kind))
       throw IrError("codegen: " + s.what + " shares no kernel");
-    size_t at = std::find(kinds.begin(), kinds.end(), kind) - kinds.begin();
-    if (at == kinds.size()) kinds.push_back(kind);
+    auto key = std::make_pair(kind, x);
+    size_t at = std::find(kinds.begin(), kinds.end(), key) - kinds.begin();
+    if (at == kinds.size()) kinds.push_back(key);
     reads.push_back(at);
   }
   // A product and the arg extrema have no combining step: whole rows in one kernel.
-  bool splittable = std::none_of(kinds.begin(), kinds.end(), [](const std::string& kind) {
-    return kind == "prod" || kind == "argmax" || kind == "argmin";
+  bool splittable = std::none_of(kinds.begin(), kinds.end(), [](const auto& kind) {
+    return kind.first == "prod" || kind.first == "argmax" || kind.first == "argmin";
   });
   bool split = splittable && split_rows(plan.traced_rows, plan.traced_cols);
 
@@ -276,26 +287,37 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   }
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
 
-  // Accumulators of one tensor are acc, or acc0, acc1, ... when there are several.
+  // Accumulators of one tensor are acc, or acc0, acc1, ... when there are several; the
+  // second of a kind of several tensors (an online softmax, Welford's) takes the tag 1.
   auto one_tensor = [](const std::string& kind) { return kind != "softmax" && kind != "welford"; };
-  size_t tensors = std::count_if(kinds.begin(), kinds.end(), one_tensor);
+  size_t tensors = std::count_if(kinds.begin(), kinds.end(),
+                                 [&](const auto& kind) { return one_tensor(kind.first); });
   std::vector<Accumulator> accs;
+  std::map<std::string, int> of_kind;
   for (size_t i = 0, t = 0; i < kinds.size(); ++i) {
-    std::string name = tensors == 1 || !one_tensor(kinds[i]) ? "acc" : "acc" + std::to_string(t++);
-    accs.push_back(accumulator(k, kinds[i], name));
+    const std::string& kind = kinds[i].first;
+    int before = of_kind[kind]++;
+    std::string tag = one_tensor(kind) ? (tensors == 1 ? "" : std::to_string(t++))
+                      : before         ? std::to_string(before)
+                                       : "";
+    accs.push_back(accumulator(k, kind, tag));
   }
-  if (std::count(kinds.begin(), kinds.end(), "prod")) helpers_.insert("_mul");
+  if (std::any_of(kinds.begin(), kinds.end(),
+                  [](const auto& kind) { return kind.first == "prod"; }))
+    helpers_.insert("_mul");
 
   // The partial statistics over [lo, hi): one loop over the columns, one BLOCK_R tile at a
-  // time, reads the input once for every accumulator.
+  // time, reads each input once for every accumulator.
   for (Accumulator& a : accs) a.init();
   k.line("for c0 in range(lo, hi, BLOCK_R):");
   k.push();
   k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
   k.line("m = row_mask & (cols < hi)");
   Index idx{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
-  std::string x = element ? element(k, idx) : emit(k, in, idx);
-  for (Accumulator& a : accs) a.update(x);
+  for (size_t i = 0; i < accs.size(); ++i) {
+    ValueId x = kinds[i].second;
+    accs[i].update(element && x == in ? element(k, idx) : emit(k, x, idx));
+  }
   k.pop();
   std::vector<std::vector<std::string>> part;  // each accumulator's
   for (Accumulator& a : accs) part.push_back(a.lanes());
@@ -303,7 +325,7 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
       plan.kept.empty() ? std::vector<std::string>{} : std::vector<std::string>{rows_py};
-  const std::string& kind0 = kinds[0];
+  const std::string& kind0 = kinds[0].first;
   DType dtype = kind0 == "argmax" || kind0 == "argmin" || kind0 == "isum" ? DType::I64 : result;
   // Every statistic's results, finished from the partials p and stored by kernel kk.
   auto store_results = [&](Kernel& kk, const std::vector<std::vector<std::string>>& p) {
@@ -430,24 +452,75 @@ std::optional<Request> request_of(const Graph& g, const Node& n) {
 
 }  // namespace
 
+// Whether a kernel made at node `before` can compute v: an input, a parameter or a buffer, a
+// value of an earlier node that no other kernel computes inside, or an elementwise expression
+// of such values (emitted inline, as its own kernel would).
+bool Lowering::available(ValueId v, int before) {
+  const Value& value = g_.value(v);
+  if (value.kind != ValueKind::Node || is_buffer(v)) return true;
+  if (gemm_roots_.count(v) || computed_inside_.count(v) || epilogue_nodes_.count(value.node))
+    return false;
+  if (value.node < before) return true;
+  const Node& n = g_.nodes()[value.node];
+  Category c = n.schema().category;
+  return (c == Category::Unary || c == Category::Binary) &&
+         std::all_of(n.inputs.begin(), n.inputs.end(),
+                     [&](ValueId w) { return available(w, before); });
+}
+
+// Whether `other` can be reduced in the column loop of a statistics kernel over `in` that
+// node `before` makes: the same rows (shape, dtype and layout), and available.
+bool Lowering::same_rows(ValueId in, ValueId other, int before) {
+  const Value& a = g_.value(in);
+  const Value& b = g_.value(other);
+  return a.type.shape == b.type.shape && a.type.dtype == b.type.dtype &&
+         shape_of(in) == shape_of(other) && wants_channels_last(in) == wants_channels_last(other) &&
+         available(other, before);
+}
+
 // A node's statistics kernel (a reduction's, or a softmax's, layer or RMS norm's), and with
-// it every later node's of the same input, dims and results' type whose accumulators can
-// share a column loop (`x.softmax(1)`, `x.logsumexp(1)`, `x.var(1)`, `x.amax(1)`): one kernel
-// reads the input once for all of them (horizontal fusion). Their turn in the walk then
-// finds them done. A reduction's result is a buffer, a normalization's its statistics.
+// it every later node's over the same dims into the same results' type whose accumulators can
+// share a column loop: of the same input (`x.softmax(1)`, `x.logsumexp(1)`, `x.var(1)`), or of
+// another with the same rows that is there already (`(a * b).sum(1)`, `a.norm(dim=1)`,
+// `b.norm(dim=1)` of a cosine similarity). One kernel reads each input once for all of them
+// (horizontal fusion). Their turn in the walk then finds them done. A reduction's result is
+// a buffer, a normalization's its statistics.
 void Lowering::lower_statistics(const Node& n) {
   if (is_buffer(n.output) || stats_.count(n.output)) return;  // with an earlier sibling
   ValueId in = n.inputs[0];
   std::optional<Request> request = request_of(g_, n);
   if (!request) throw IrError("codegen: no lowering for " + n.schema().name);
   std::vector<Statistic> stats = {{request->what, &n}};
+  // Accumulators of other inputs add registers: a group of several inputs stops at this many
+  // accumulator tensors (an online softmax keeps two, Welford's three).
+  constexpr int kMaxTensors = 6;
+  auto tensors = [](const std::string& kind) {
+    return kind == "welford" ? 3 : kind == "softmax" ? 2 : 1;
+  };
+  int at = static_cast<int>(&n - g_.nodes().data());
   if (shares_loop(accumulator_kind(request->what))) {
+    int held = tensors(accumulator_kind(request->what));
+    std::set<std::pair<std::string, ValueId>> kept = {{accumulator_kind(request->what), in}};
     for (const Node& m : g_.nodes()) {
-      if (&m <= &n || m.inputs.empty() || m.inputs[0] != in) continue;
+      if (&m <= &n || m.inputs.empty() || is_buffer(m.output) || stats_.count(m.output))
+        continue;  // done, with an earlier kernel
       std::optional<Request> other = request_of(g_, m);
-      if (other && shares_loop(accumulator_kind(other->what)) && other->dims == request->dims &&
-          other->result == request->result)
+      if (!other || !shares_loop(accumulator_kind(other->what)) || other->dims != request->dims ||
+          other->result != request->result)
+        continue;
+      ValueId x = m.inputs[0];
+      if (x == in) {
         stats.push_back({other->what, &m});
+        continue;
+      }
+      if (!same_rows(in, x, at)) continue;
+      std::string kind = accumulator_kind(other->what);
+      if (other->what == "mean" && kept.count({"welford", x})) kind = "welford";  // reads it
+      int more = kept.count({kind, x}) ? 0 : tensors(kind);
+      if (held + more > kMaxTensors) continue;
+      held += more;
+      kept.insert({kind, x});
+      stats.push_back({other->what, &m, x});
     }
   }
   if (stats.size() == 1 && n.schema().category == Category::Normalization &&
@@ -550,7 +623,7 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
     // First loop: the statistics' accumulators over the row, as a statistics kernel's.
     k.line("lo = 0");
     k.line("hi = COLS");
-    Accumulator a = accumulator(k, accumulator_kind(what), "acc");
+    Accumulator a = accumulator(k, accumulator_kind(what), "");
     a.init();
     k.line("for c0 in range(0, COLS, BLOCK_R):");
     k.push();

@@ -40,11 +40,14 @@ struct ReducePlan {
   std::function<std::vector<std::string>(const std::vector<std::string>&)> row_of;
 };
 
-// One statistic of a statistics kernel: its recipe ("sum", "max_sumexp", "var", ...) and the
-// node it is for, whose attributes (eps, correction) its results read.
+// One statistic of a statistics kernel: its recipe ("sum", "max_sumexp", "var", ...), the
+// node it is for, whose attributes (eps, correction) its results read, and the value it
+// reduces (-1: the kernel's input; another of the same rows, as the products and norms of a
+// cosine similarity, shares the column loop too).
 struct Statistic {
   std::string what;
   const Node* node;
+  ValueId input = -1;
 };
 
 // Whether `view`, computing a GEMM's right operand B [.., K, N] of `rank` dims from its input
@@ -154,8 +157,8 @@ class Lowering {
   // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
   // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a
   // normalization, or a reduction's own output type (fp16 rounds once, from fp32, at the store).
-  // Several statistics of one input and plan ("max_sumexp", "var", "mean", ...) share one
-  // column loop (horizontal fusion: the input is read once); each gets its buffers.
+  // Several statistics of one plan ("max_sumexp", "var", "mean", ...) share one column loop
+  // (horizontal fusion: each input is read once); each gets its buffers.
   std::vector<std::vector<std::string>> stats_kernel(const std::vector<Statistic>& stats,
                                                      ValueId in, const ReducePlan& plan,
                                                      const Element& element = nullptr,
@@ -166,6 +169,8 @@ class Lowering {
     return stats_kernel({{what, &n}}, in, plan, element, result)[0];
   }
   void lower_statistics(const Node& n);
+  bool available(ValueId v, int before);
+  bool same_rows(ValueId in, ValueId other, int before);
   bool is_global_pool(const Node& n) const;
   void lower_global_pool(const Node& n);
   void lower_nll_loss(const Node& n);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "ir/error.h"
@@ -62,6 +63,8 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n) {
     case Category::Normalization: return sym(0);  // the input's shape
     case Category::Layout:
       if (sym(0).empty()) return {};
+      if (n.op == Op::Cast || n.op == Op::Clone || n.op == Op::Contiguous || n.op == Op::Identity)
+        return sym(0);  // the input's shape
       if (n.op == Op::Permute) {
         for (int64_t d : std::get<std::vector<int64_t>>(n.attrs.at("dims")))
           dims.push_back(sym(0)[d < 0 ? d + rank : d]);
@@ -438,6 +441,45 @@ ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>&
   return permute(product, batch + rows + cols, out);
 }
 
+// log(1 + x), exact to a few ulps near 0 (Goldberg's form: log(u) * x / (u - 1), u = 1 + x),
+// where log(1 + x) would lose x's digits to the rounding of 1 + x.
+ValueId log1p(Composer& c, ValueId x) {
+  ValueId u = c.scalar("add_scalar", x, 1.0);
+  ValueId r = c.op("mul", {c.op("log", {u}), c.op("div", {x, c.scalar("sub_scalar", u, 1.0)})});
+  r = c.op("where", {c.scalar("eq_scalar", u, 1.0), x, r});
+  return c.op("where", {c.scalar("gt_scalar", x, 1e30), c.op("log", {x}), r});
+}
+
+// exp(x) - 1, exact to a few ulps near 0 (Kahan's form: (u - 1) * x / log(u), u = exp(x)).
+ValueId expm1(Composer& c, ValueId x) {
+  ValueId u = c.op("exp", {x});
+  ValueId um1 = c.scalar("sub_scalar", u, 1.0);
+  ValueId r = c.op("mul", {um1, c.op("div", {x, c.op("log", {u})})});
+  r = c.op("where", {c.scalar("eq_scalar", um1, -1.0), c.constant(-1.0, x), r});
+  r = c.op("where", {c.scalar("eq_scalar", u, 1.0), x, r});
+  return c.op("where", {c.scalar("gt_scalar", x, 50.0), u, r});
+}
+
+// any / all over dim (or everything): the maximum / minimum of the values as 0 and 1.
+ValueId any_all(Composer& c, const std::vector<ValueId>& in,
+                const std::map<std::string, json>& args, bool any) {
+  ValueId x = in.at(0);
+  if (c.dtype(x) != DType::Bool) x = c.scalar("ne_scalar", x, 0.0);
+  x = c.op("cast", {x}, {{"dtype", std::string("f32")}});
+  std::vector<int64_t> dims;
+  json dim = args.count("dim") ? args.at("dim") : json();
+  if (dim.is_number_integer()) {
+    dims.push_back(dim.get<int64_t>());
+  } else if (dim.is_array()) {
+    dims = dim.get<std::vector<int64_t>>();
+  } else {
+    for (int d = 0; d < c.rank(x); ++d) dims.push_back(d);
+  }
+  bool keep = args.count("keepdim") && args.at("keepdim") == true;
+  ValueId y = c.op(any ? "amax" : "amin", {x}, {{"dim", dims}, {"keepdim", keep}});
+  return c.scalar("gt_scalar", y, 0.5);
+}
+
 using Rule = std::function<ValueId(Composer&, const std::vector<ValueId>&,
                                    const std::map<std::string, json>&)>;
 
@@ -682,6 +724,104 @@ const std::map<std::string, Rule>& rules() {
          }
          ValueId positive = c.scalar("gt_scalar", x, 0.0);
          return c.op("where", {positive, x, c.op("mul", {w, x})});
+       }},
+      {"drtriton::where_scalar",  // torch.where with a number for self, other or both
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         size_t next = 1;  // the tensors after the condition, in order
+         std::optional<ValueId> self, other;
+         if (!args.count("self")) self = in.at(next++);
+         if (!args.count("other")) other = in.at(next++);
+         // A number takes the tensor's dtype, as PyTorch promotes; two numbers make float32,
+         // or int64 when both are integers.
+         std::string dtype = "f32";
+         if (self || other) {
+           dtype = dtype_name(c.dtype(self ? *self : *other));
+         } else if (args.at("self").is_number_integer() && args.at("other").is_number_integer()) {
+           dtype = "i64";
+         }
+         auto number = [&](const char* name) {
+           double v = std::get<double>(coerce_number(args.at(name)));
+           return c.op("full", {},
+                       {{"size", std::vector<int64_t>{}}, {"value", v}, {"dtype", dtype}});
+         };
+         return c.op("where",
+                     {in.at(0), self ? *self : number("self"), other ? *other : number("other")});
+       }},
+      {"aten::log1p", [](Composer& c, const std::vector<ValueId>& in,
+                         const std::map<std::string, json>&) { return log1p(c, in.at(0)); }},
+      {"aten::expm1", [](Composer& c, const std::vector<ValueId>& in,
+                         const std::map<std::string, json>&) { return expm1(c, in.at(0)); }},
+      {"aten::sinh",  // (expm1(x) - expm1(-x)) / 2: no cancellation near 0
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0);
+         ValueId d = c.op("sub", {expm1(c, x), expm1(c, c.op("neg", {x}))});
+         return c.scalar("mul_scalar", d, 0.5);
+       }},
+      {"aten::cosh",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0);
+         ValueId sum = c.op("add", {c.op("exp", {x}), c.op("exp", {c.op("neg", {x})})});
+         return c.scalar("mul_scalar", sum, 0.5);
+       }},
+      {"aten::log2",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.scalar("mul_scalar", c.op("log", {in.at(0)}), 1.0 / std::log(2.0));
+       }},
+      {"aten::log10",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.scalar("mul_scalar", c.op("log", {in.at(0)}), 1.0 / std::log(10.0));
+       }},
+      {"aten::isnan",  // NaN is the one value unequal to itself
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.op("ne", {in.at(0), in.at(0)});
+       }},
+      {"aten::isinf",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.scalar("eq_scalar", c.op("abs", {in.at(0)}),
+                         std::numeric_limits<double>::infinity());
+       }},
+      {"aten::any",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return any_all(c, in, args, true);
+       }},
+      {"aten::all",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return any_all(c, in, args, false);
+       }},
+      {"aten::binary_cross_entropy",  // PyTorch's: logs clamped at -100, log1p(-p) for 1 - p
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId p = in.at(0), y = in.at(1);
+         ValueId log_p = c.op("clamp_min", {c.op("log", {p})}, {{"min", -100.0}});
+         ValueId log_q = c.op("clamp_min", {log1p(c, c.op("neg", {p}))}, {{"min", -100.0}});
+         ValueId loss = c.op("sub", {c.op("mul", {c.scalar("sub_scalar", y, 1.0), log_q}),
+                                     c.op("mul", {y, log_p})});
+         if (in.size() > 2) loss = c.op("mul", {loss, in.at(2)});  // weight
+         return c.reduce(loss, args.count("reduction") ? args.at("reduction").get<int64_t>() : 1);
+       }},
+      {"aten::cosine_embedding_loss",  // 1 - cos where y = 1, max(cos - margin, 0) where y = -1
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId a = in.at(0), b = in.at(1), y = in.at(2);
+         constexpr double kEps = 1e-12;  // PyTorch's, added to each squared magnitude
+         Attrs over = {{"dim", std::vector<int64_t>{c.rank(a) - 1}}};
+         ValueId dot = c.op("sum", {c.op("mul", {a, b})}, over);
+         ValueId aa = c.scalar("add_scalar", c.op("sum", {c.op("square", {a})}, over), kEps);
+         ValueId bb = c.scalar("add_scalar", c.op("sum", {c.op("square", {b})}, over), kEps);
+         ValueId cos = c.op("div", {dot, c.op("sqrt", {c.op("mul", {aa, bb})})});
+         ValueId zero = c.constant(0.0, cos);
+         ValueId near = c.scalar("rsub_scalar", cos, 1.0);
+         ValueId far = c.op("clamp_min", {c.scalar("sub_scalar", cos, number(args, "margin", 0.0))},
+                            {{"min", 0.0}});
+         ValueId loss = c.op("add", {c.op("where", {c.scalar("eq_scalar", y, 1.0), near, zero}),
+                                     c.op("where", {c.scalar("eq_scalar", y, -1.0), far, zero})});
+         return c.reduce(loss, args.count("reduction") ? args.at("reduction").get<int64_t>() : 1);
+       }},
+      {"aten::adaptive_avg_pool1d",  // the 2-d pool of a [N, C, 1, L] view
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{-2}}});
+         std::vector<int64_t> size = args.at("output_size").get<std::vector<int64_t>>();
+         ValueId y = c.op("adaptive_avg_pool2d", {x},
+                          {{"output_size", std::vector<int64_t>{1, size.at(0)}}});
+         return c.op("squeeze", {y}, {{"dim", std::vector<int64_t>{-2}}});
        }},
       {"aten::linalg_norm",  // the Frobenius (2-) norm over dim, or over everything
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {

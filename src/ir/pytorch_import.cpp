@@ -274,6 +274,10 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
       return;
     }
   }
+  if (t == "aten::where" && (c.consts.count("self") || c.consts.count("other"))) {
+    c.target = "drtriton::where_scalar";  // torch.where(mask, x, 0.0): composed with constants
+    return;
+  }
   if (t == "aten::bitwise_not" && c.refs.size() == 1 &&
       type_at(types, c.refs[0]).dtype == DType::Bool) {  // ~mask
     c.target = "aten::logical_not";
