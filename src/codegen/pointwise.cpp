@@ -6,35 +6,51 @@ namespace drtriton {
 
 namespace {
 
-// Taylor series below |x| = 0.25 (where 1 - e loses bits), the exponential form above.
+// On the GPU, CUDA's libdevice (accurate to 2 ulps, and a third of the instructions: a
+// softplus kernel compiled for sm_90 came to 632 SASS instructions with these forms, 368 with
+// libdevice's). Triton's interpreter has no libdevice (_LIBDEVICE is false there): the same
+// functions from tl's core operations.
+// tanh: a Taylor series below |x| = 0.25 (where 1 - e loses bits), the exponential form above.
 constexpr const char* kTanh = R"(@triton.jit
 def _tanh(x):
-    ax = tl.abs(x)
-    e = tl.exp(-2.0 * ax)
-    big = (1.0 - e) / (1.0 + e)
-    x2 = x * x
-    small = ax * (1.0 + x2 * (-0.3333333333333333 + x2 * (0.13333333333333333
-                  + x2 * (-0.05396825396825397 + x2 * 0.021869488536155203))))
-    t = tl.where(ax < 0.25, small, big)
-    return tl.where(x < 0, -t, t)
+    if _LIBDEVICE:
+        r = libdevice.tanh(x)
+    else:
+        ax = tl.abs(x)
+        e = tl.exp(-2.0 * ax)
+        big = (1.0 - e) / (1.0 + e)
+        x2 = x * x
+        small = ax * (1.0 + x2 * (-0.3333333333333333 + x2 * (0.13333333333333333
+                      + x2 * (-0.05396825396825397 + x2 * 0.021869488536155203))))
+        t = tl.where(ax < 0.25, small, big)
+        r = tl.where(x < 0, -t, t)
+    return r
 )";
 
 // Kahan's forms: exact to a few ulps near zero, where exp(x) - 1 and log(1 + x) cancel.
 constexpr const char* kExpm1 = R"(@triton.jit
 def _expm1(x):
-    u = tl.exp(x)
-    um1 = u - 1.0
-    r = tl.where(um1 == -1.0, -1.0, um1 * x / tl.log(u))
-    r = tl.where(u == 1.0, x, r)
-    return tl.where(x > 50.0, u, r)
+    if _LIBDEVICE:
+        r = libdevice.expm1(x)
+    else:
+        u = tl.exp(x)
+        um1 = u - 1.0
+        r = tl.where(um1 == -1.0, -1.0, um1 * x / tl.log(u))
+        r = tl.where(u == 1.0, x, r)
+        r = tl.where(x > 50.0, u, r)
+    return r
 )";
 
 constexpr const char* kLog1p = R"(@triton.jit
 def _log1p(x):
-    u = 1.0 + x
-    r = tl.log(u) * (x / (u - 1.0))
-    r = tl.where(u == 1.0, x, r)
-    return tl.where(x > 1e30, tl.log(x), r)
+    if _LIBDEVICE:
+        r = libdevice.log1p(x)
+    else:
+        u = 1.0 + x
+        r = tl.log(u) * (x / (u - 1.0))
+        r = tl.where(u == 1.0, x, r)
+        r = tl.where(x > 1e30, tl.log(x), r)
+    return r
 )";
 
 // torch.round: to the nearest integer, ties to the even one (floor(x + 0.5) would round

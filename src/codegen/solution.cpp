@@ -116,6 +116,12 @@ std::string Lowering::header(const std::string& body) {
   s << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
        "import triton.language as tl\n";
   if (calls("_gemm_tma")) s << "from triton.tools.tensor_descriptor import TensorDescriptor\n";
+  if (body.find("libdevice.") != std::string::npos) {
+    s << "from triton.language.extra import libdevice\n\n"
+         "# Triton's interpreter (TRITON_INTERPRET=1) has no libdevice: there the helpers compute\n"
+         "# the same functions from tl's core operations.\n"
+         "_LIBDEVICE = tl.constexpr(not triton.knobs.runtime.interpret)\n";
+  }
   if (!options_.init_support.empty()) s << "\n\n" << options_.init_support << "\n";
   // The launch helpers (schedule.h) and the size functions, in the order solutions have
   // always listed them.
