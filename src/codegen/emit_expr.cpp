@@ -38,6 +38,8 @@ Index Lowering::broadcast_index(ValueId in, ValueId out, const Index& idx) {
 }
 
 std::string Lowering::emit(Kernel& k, ValueId v, const Index& idx) {
+  auto row_value = row_values_.find(v);
+  if (row_value != row_values_.end()) return row_value->second;
   auto b = buffers_.find(v);
   if (b != buffers_.end()) return load(k, b->second.var, v, idx);
   const Value& val = g_.value(v);

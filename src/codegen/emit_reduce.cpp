@@ -523,9 +523,12 @@ void Lowering::lower_statistics(const Node& n) {
       stats.push_back({other->what, &m, x});
     }
   }
-  if (stats.size() == 1 && n.schema().category == Category::Normalization &&
-      lower_in_one_pass(n, request->dims))
-    return;
+  // A normalization, or a floating reduction that shares a column loop (not a product, an
+  // integer sum or an arg extremum), over fp32 rows.
+  bool one_pass = n.schema().category == Category::Normalization ||
+                  (shares_loop(accumulator_kind(request->what)) && request->result == DType::F32 &&
+                   g_.value(in).type.dtype == DType::F32);
+  if (stats.size() == 1 && one_pass && lower_in_one_pass(n, request->dims)) return;
   ReducePlan plan = plan_dims(in, request->dims);
   size_t computed = computes_.size();
   std::vector<std::vector<std::string>> results =
@@ -547,14 +550,45 @@ void Lowering::lower_statistics(const Node& n) {
   }
 }
 
+// The values a one-pass kernel of reduction r over `in` computes: r, what reads it at its rows
+// (elementwise nodes, unsqueezes, squeezes and expands), and what elementwise nodes make of
+// those at `in`'s shape (x / x.norm(dim=-1, keepdim=True)). Nothing when another node reads
+// them, or a value has neither shape (a row value broadcast against other columns).
+std::optional<std::set<ValueId>> Lowering::row_chain(ValueId r, ValueId in) {
+  const Shape& full = g_.value(in).type.shape;
+  int64_t rows = 1;
+  for (int64_t d : g_.value(r).type.shape) rows *= d;
+  std::set<ValueId> values = {r};
+  std::vector<ValueId> todo = {r};
+  while (!todo.empty()) {
+    ValueId v = todo.back();
+    todo.pop_back();
+    const Shape& shape = g_.value(v).type.shape;
+    bool at_rows = shape != full;
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    if (at_rows && count != rows) return std::nullopt;
+    for (int c : consumers_[v]) {
+      const Node& m = g_.nodes()[c];
+      Category category = m.schema().category;
+      bool broadcast = m.op == Op::Unsqueeze || m.op == Op::Squeeze || m.op == Op::Expand;
+      if (category != Category::Unary && category != Category::Binary && !(at_rows && broadcast))
+        return std::nullopt;
+      if (values.insert(m.output).second) todo.push_back(m.output);
+    }
+  }
+  return values;
+}
+
 // A softmax, log-softmax, layer or RMS norm over trailing rows, whose value only elementwise
-// nodes of its shape read on the way to one program output: one kernel per tile of rows
-// computes the statistics and writes that output (a persistent reduction, as Inductor's),
-// where a statistics kernel and a second pass would read the rows from memory twice. Rows
-// that fit in a tile (row_fits) are loaded once and kept in registers; longer ones are read
-// in two loops, statistics then output, the second finding them in L2. Few long rows stay
-// with the split statistics kernels, which spread a row over many programs. Returns whether
-// it did.
+// nodes of its shape read on the way to one program output, or a reduction over trailing rows
+// whose value only reaches one program output through elementwise nodes and broadcasts
+// (row_chain): one kernel per tile of rows computes the statistics and writes that output (a
+// persistent reduction, as Inductor's), where a statistics kernel and a second pass would read
+// the rows from memory twice. Rows that fit in a tile (row_fits) are loaded once and kept in
+// registers; longer ones are read in two loops, statistics then output, the second finding
+// them in L2. Few long rows stay with the split statistics kernels, which spread a row over
+// many programs. Returns whether it did.
 bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   ValueId in = n.inputs[0], y = n.output;
   int rank = g_.value(in).type.rank();
@@ -564,30 +598,41 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   bool fits = row_fits(plan.traced_cols);
   if (wants_channels_last(in) || (!fits && split_rows(plan.traced_rows, plan.traced_cols)))
     return false;
-  // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
-  // exists already (values of earlier nodes); one of its values is the program's output.
-  ElementwiseRegion chain = elementwise_region(y);
-  if (!chain.readers.empty()) return false;
+  const bool reduction = n.schema().category == Category::Reduction;
+  std::set<ValueId> values;
+  if (reduction) {
+    std::optional<std::set<ValueId>> chain = row_chain(y, in);
+    if (!chain) return false;
+    values = *chain;
+  } else {
+    // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
+    // exists already (values of earlier nodes); one of its values is the program's output.
+    ElementwiseRegion chain = elementwise_region(y);
+    if (!chain.readers.empty()) return false;
+    values = chain.values;
+  }
+  const Shape& full = g_.value(in).type.shape;
   const std::vector<ValueId>& outputs = g_.outputs();
   int at = static_cast<int>(&n - g_.nodes().data());
   std::vector<ValueId> returned;
-  for (ValueId v : chain.values) {
+  for (ValueId v : values) {
     if (gemm_roots_.count(v) || computed_inside_.count(v) ||
-        g_.value(v).type.shape != g_.value(y).type.shape)
+        (!reduction && g_.value(v).type.shape != full))
       return false;
     size_t times = std::count(outputs.begin(), outputs.end(), v);
     if (times > 1 || (times == 1 && !consumers_[v].empty())) return false;
     if (times == 1) returned.push_back(v);
   }
-  if (returned.size() != 1) return false;
-  for (ValueId v : chain.values) {
+  if (returned.size() != 1 || g_.value(returned[0]).type.shape != full) return false;
+  for (ValueId v : values) {
     if (v == y) continue;
     for (ValueId w : g_.nodes()[g_.value(v).node].inputs)
-      if (!chain.values.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
+      if (!values.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
         return false;
   }
   ValueId result = returned[0];
-  std::string what = request_of(g_, n)->what;  // max_sumexp, mean_rstd or rms
+  // max_sumexp, mean_rstd or rms; a reduction's own statistic (sum, norm, var, ...)
+  std::string what = request_of(g_, n)->what;
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::string out = alloc(shape_of(result), g_.value(result).type.dtype);
@@ -603,7 +648,16 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   };
   std::vector<std::string> p;  // the row's partials, as Accumulator::lanes gives them
   std::optional<Index> whole;  // a row that fits: its one tile
-  if (fits) {
+  if (fits && reduction) {     // the statistic's accumulator over the one tile
+    k.line("lo = 0");
+    k.line("hi = COLS");
+    Accumulator a = accumulator(k, accumulator_kind(what), "");
+    a.init();
+    k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+    whole = tile();
+    a.update(emit(k, in, *whole));
+    p = a.lanes();
+  } else if (fits) {
     k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
     whole = tile();
     std::string x = emit(k, in, *whole);
@@ -634,16 +688,20 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   }
   // Per row, what the statistics kernel would have written.
   std::vector<std::string> st = finish_statistic(k, what, n, p);
-  // The normalization's expression (emit) loads its statistics at the row: here they are
-  // values already, which answer those loads.
-  std::vector<std::string> names;
-  std::string row = linearize(k, row_dims, plan.kept);
-  for (size_t i = 0; i < st.size(); ++i) {
-    names.push_back("row_statistic" + std::to_string(i));
-    k.remember("load " + names.back() + "[" + row + "] if m", st[i]);
+  if (reduction) {
+    row_values_[y] = st[0];  // every read of it in this kernel is at the tile's rows
+  } else {
+    // The normalization's expression (emit) loads its statistics at the row: here they are
+    // values already, which answer those loads.
+    std::vector<std::string> names;
+    std::string row = linearize(k, row_dims, plan.kept);
+    for (size_t i = 0; i < st.size(); ++i) {
+      names.push_back("row_statistic" + std::to_string(i));
+      k.remember("load " + names.back() + "[" + row + "] if m", st[i]);
+    }
+    stats_[y] = names;
+    plans_[y] = plan;
   }
-  stats_[y] = names;
-  plans_[y] = plan;
   // The output: from the row in registers, or (second loop) from the row read again.
   DType dtype = g_.value(result).type.dtype;
   auto store = [&](const Index& idx) {
@@ -663,8 +721,9 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
                 "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
                 {"BLOCK_M", "BLOCK_R"});
+  row_values_.erase(y);
   buffers_[result] = {out, true};
-  for (ValueId v : chain.values)
+  for (ValueId v : values)
     if (v != result) computed_inside_.insert(v);
   return true;
 }

@@ -179,6 +179,7 @@ class Lowering {
   // ---- emit_norm.cpp: normalizations ----
   void lower_normalization(const Node& n);
   bool lower_in_one_pass(const Node& n, const std::vector<int>& dims);
+  std::optional<std::set<ValueId>> row_chain(ValueId r, ValueId in);
   void lower_batch_norm(const Node& n, const ReducePlan& plan);
   void lower_instance_norm(const Node& n, const ReducePlan& plan);
   // What a norm with running statistics reads from its node: eps, momentum (NaN for
@@ -250,6 +251,9 @@ class Lowering {
   // Values another kernel computes inside and never writes: a GEMM epilogue's, a one-pass
   // normalization's on the way to its output.
   std::set<ValueId> computed_inside_;
+  // A reduction's value in registers, per row of the one-pass kernel being made
+  // (lower_in_one_pass): emit answers every read of it with that variable.
+  std::map<ValueId, std::string> row_values_;
   std::set<int> epilogue_nodes_;
   std::set<std::string> channels_last_;  // forward variables held channels-last in memory
   std::map<ValueId, bool> reads_cl_;

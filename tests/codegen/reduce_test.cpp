@@ -118,5 +118,47 @@ return %s
   EXPECT_FALSE(has(leading.source, "_rows[")) << leading.source;
 }
 
+// A reduction over trailing rows whose value reaches one output only through elementwise
+// nodes and broadcasts (row_chain) is one kernel too: the reduced value stays in registers.
+TEST(Reduce, ShortRowsAreReducedAndUsedInOnePass) {
+  auto compile = [](const std::string& text) {
+    return generate_solution(parse_graph(text), CodegenOptions{});
+  };
+  GeneratedSolution l2 = compile(R"(input %x : f32[8,300]
+%n = norm(%x) {dim=[1], keepdim=true}
+%c = clamp_min(%n) {min=1e-12}
+%e = expand(%c) {size=[8,300]}
+%y = div(%x, %e)
+return %y
+)");
+  EXPECT_EQ(l2.kernels, 1) << l2.source;
+  EXPECT_TRUE(has(l2.source, "k0_norm_rows[")) << l2.source;
+  EXPECT_EQ(count(l2.source, "tl.load("), 1) << l2.source;  // the row, once
+  // The reduced value also returned: a buffer, its statistics kernel.
+  GeneratedSolution returned = compile(R"(input %x : f32[8,300]
+%s = sum(%x) {dim=[1], keepdim=true}
+%y = sub(%x, %s)
+return %y, %s
+)");
+  EXPECT_FALSE(has(returned.source, "_rows[")) << returned.source;
+  // Broadcast against columns that are not the rows' ([8, 1] times [1, 5]): two kernels.
+  GeneratedSolution outer = compile(R"(input %x : f32[8,300]
+input %w : f32[1,5]
+%s = sum(%x) {dim=[1], keepdim=true}
+%y = mul(%s, %w)
+return %y
+)");
+  EXPECT_FALSE(has(outer.source, "_rows[")) << outer.source;
+  // An integer sum (int64 throughout) keeps its kernel.
+  GeneratedSolution counts = compile(R"(input %x : f32[8,300]
+%b = gt_scalar(%x) {other=0.0}
+%s = sum(%b) {dim=[1], keepdim=true}
+%f = cast(%s) {dtype="f32"}
+%y = mul(%x, %f)
+return %y
+)");
+  EXPECT_FALSE(has(counts.source, "_rows[")) << counts.source;
+}
+
 }  // namespace
 }  // namespace drtriton
