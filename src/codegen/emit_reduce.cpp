@@ -172,6 +172,56 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
   return a;
 }
 
+// The accumulators a statistics kernel keeps for `stats` (of `in`, or each of its own input):
+// one of each kind for each input, and the one each statistic reads (a mean reads Welford's,
+// when a variance of its input keeps one).
+struct AccumulatorPlan {
+  std::vector<std::pair<std::string, ValueId>> kinds;  // (kind, input)
+  std::vector<size_t> reads;
+};
+
+AccumulatorPlan plan_accumulators(const std::vector<Statistic>& stats, ValueId in) {
+  auto input_of = [in](const Statistic& s) { return s.input < 0 ? in : s.input; };
+  auto welford_of = [&](ValueId x) {
+    return std::any_of(stats.begin(), stats.end(), [&](const Statistic& s) {
+      return input_of(s) == x && accumulator_kind(s.what) == "welford";
+    });
+  };
+  AccumulatorPlan plan;
+  for (const Statistic& s : stats) {
+    ValueId x = input_of(s);
+    std::string kind = s.what == "mean" && welford_of(x) ? "welford" : accumulator_kind(s.what);
+    if (stats.size() > 1 && !shares_loop(kind))
+      throw IrError("codegen: " + s.what + " shares no kernel");
+    auto key = std::make_pair(kind, x);
+    size_t at = std::find(plan.kinds.begin(), plan.kinds.end(), key) - plan.kinds.begin();
+    if (at == plan.kinds.size()) plan.kinds.push_back(key);
+    plan.reads.push_back(at);
+  }
+  return plan;
+}
+
+// The accumulators of `kinds` in kernel k. Those of one tensor are acc, or acc0, acc1, ...
+// when there are several; the second of a kind of several tensors (an online softmax,
+// Welford's) takes the tag 1.
+std::vector<Accumulator> make_accumulators(
+    Kernel& k, const std::vector<std::pair<std::string, ValueId>>& kinds) {
+  auto one_tensor = [](const std::string& kind) { return kind != "softmax" && kind != "welford"; };
+  size_t tensors = std::count_if(kinds.begin(), kinds.end(),
+                                 [&](const auto& kind) { return one_tensor(kind.first); });
+  std::vector<Accumulator> accs;
+  std::map<std::string, int> of_kind;
+  for (size_t i = 0, t = 0; i < kinds.size(); ++i) {
+    const std::string& kind = kinds[i].first;
+    int before = of_kind[kind]++;
+    std::string tag = one_tensor(kind) ? (tensors == 1 ? "" : std::to_string(t++))
+                      : before         ? std::to_string(before)
+                                       : "";
+    accs.push_back(accumulator(k, kind, tag));
+  }
+  return accs;
+}
+
 // The results of statistic `what` (of `node`) from its accumulator's (combined) partials
 // `p` (Accumulator::lanes), in kernel kk.
 std::vector<std::string> finish_statistic(Kernel& kk, const std::string& what, const Node& node,
@@ -246,26 +296,9 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
 std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<Statistic>& stats,
                                                              ValueId in, const ReducePlan& plan,
                                                              const Element& element, DType result) {
-  // The accumulators, one of each kind for each input, and the one each statistic reads (a
-  // mean reads Welford's, when a variance of its input keeps one).
-  auto input_of = [in](const Statistic& s) { return s.input < 0 ? in : s.input; };
-  auto welford_of = [&](ValueId x) {
-    return std::any_of(stats.begin(), stats.end(), [&](const Statistic& s) {
-      return input_of(s) == x && accumulator_kind(s.what) == "welford";
-    });
-  };
-  std::vector<std::pair<std::string, ValueId>> kinds;  // (kind, input)
-  std::vector<size_t> reads;
-  for (const Statistic& s : stats) {
-    ValueId x = input_of(s);
-    std::string kind = s.what == "mean" && welford_of(x) ? "welford" : accumulator_kind(s.what);
-    if (stats.size() > 1 && !shares_loop(kind))
-      throw IrError("codegen: " + s.what + " shares no kernel");
-    auto key = std::make_pair(kind, x);
-    size_t at = std::find(kinds.begin(), kinds.end(), key) - kinds.begin();
-    if (at == kinds.size()) kinds.push_back(key);
-    reads.push_back(at);
-  }
+  AccumulatorPlan acc_plan = plan_accumulators(stats, in);
+  const auto& kinds = acc_plan.kinds;
+  const auto& reads = acc_plan.reads;
   // A product and the arg extrema have no combining step: whole rows in one kernel.
   bool splittable = std::none_of(kinds.begin(), kinds.end(), [](const auto& kind) {
     return kind.first == "prod" || kind.first == "argmax" || kind.first == "argmin";
@@ -287,21 +320,7 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   }
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
 
-  // Accumulators of one tensor are acc, or acc0, acc1, ... when there are several; the
-  // second of a kind of several tensors (an online softmax, Welford's) takes the tag 1.
-  auto one_tensor = [](const std::string& kind) { return kind != "softmax" && kind != "welford"; };
-  size_t tensors = std::count_if(kinds.begin(), kinds.end(),
-                                 [&](const auto& kind) { return one_tensor(kind.first); });
-  std::vector<Accumulator> accs;
-  std::map<std::string, int> of_kind;
-  for (size_t i = 0, t = 0; i < kinds.size(); ++i) {
-    const std::string& kind = kinds[i].first;
-    int before = of_kind[kind]++;
-    std::string tag = one_tensor(kind) ? (tensors == 1 ? "" : std::to_string(t++))
-                      : before         ? std::to_string(before)
-                                       : "";
-    accs.push_back(accumulator(k, kind, tag));
-  }
+  std::vector<Accumulator> accs = make_accumulators(k, kinds);
   if (std::any_of(kinds.begin(), kinds.end(),
                   [](const auto& kind) { return kind.first == "prod"; }))
     helpers_.insert("_mul");
@@ -486,7 +505,8 @@ bool Lowering::same_rows(ValueId in, ValueId other, int before) {
 // (horizontal fusion). Their turn in the walk then finds them done. A reduction's result is
 // a buffer, a normalization's its statistics.
 void Lowering::lower_statistics(const Node& n) {
-  if (is_buffer(n.output) || stats_.count(n.output)) return;  // with an earlier sibling
+  if (is_buffer(n.output) || stats_.count(n.output) || computed_inside_.count(n.output))
+    return;  // with an earlier sibling
   ValueId in = n.inputs[0];
   std::optional<Request> request = request_of(g_, n);
   if (!request) throw IrError("codegen: no lowering for " + n.schema().name);
@@ -528,7 +548,11 @@ void Lowering::lower_statistics(const Node& n) {
   bool one_pass = n.schema().category == Category::Normalization ||
                   (shares_loop(accumulator_kind(request->what)) && request->result == DType::F32 &&
                    g_.value(in).type.dtype == DType::F32);
-  if (stats.size() == 1 && one_pass && lower_in_one_pass(n, request->dims)) return;
+  if (one_pass && lower_in_one_pass(stats, request->dims)) {
+    for (const Statistic& s : stats)  // the kernel's header line
+      computes_.back().second.insert(static_cast<int>(s.node - g_.nodes().data()));
+    return;
+  }
   ReducePlan plan = plan_dims(in, request->dims);
   size_t computed = computes_.size();
   std::vector<std::vector<std::string>> results =
@@ -589,7 +613,9 @@ std::optional<std::set<ValueId>> Lowering::row_chain(ValueId r, ValueId in) {
 // registers; longer ones are read in two loops, statistics then output, the second finding
 // them in L2. Few long rows stay with the split statistics kernels, which spread a row over
 // many programs. Returns whether it did.
-bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
+bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
+                                 const std::vector<int>& dims) {
+  const Node& n = *stats[0].node;
   ValueId in = n.inputs[0], y = n.output;
   int rank = g_.value(in).type.rank();
   for (size_t i = 0; i < dims.size(); ++i)
@@ -599,11 +625,18 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   if (wants_channels_last(in) || (!fits && split_rows(plan.traced_rows, plan.traced_cols)))
     return false;
   const bool reduction = n.schema().category == Category::Reduction;
-  std::set<ValueId> values;
+  std::set<ValueId> values, made;  // made: the statistics' own values
+  for (const Statistic& st : stats) {
+    if (st.input >= 0 || (stats.size() > 1 && st.node->schema().category != Category::Reduction))
+      return false;  // several: reductions of `in` only
+    made.insert(st.node->output);
+  }
   if (reduction) {
-    std::optional<std::set<ValueId>> chain = row_chain(y, in);
-    if (!chain) return false;
-    values = *chain;
+    for (const Statistic& st : stats) {
+      std::optional<std::set<ValueId>> chain = row_chain(st.node->output, in);
+      if (!chain) return false;
+      values.insert(chain->begin(), chain->end());
+    }
   } else {
     // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
     // exists already (values of earlier nodes); one of its values is the program's output.
@@ -625,14 +658,13 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   }
   if (returned.size() != 1 || g_.value(returned[0]).type.shape != full) return false;
   for (ValueId v : values) {
-    if (v == y) continue;
+    if (made.count(v)) continue;
     for (ValueId w : g_.nodes()[g_.value(v).node].inputs)
       if (!values.count(w) && g_.value(w).kind == ValueKind::Node && g_.value(w).node >= at)
         return false;
   }
   ValueId result = returned[0];
-  // max_sumexp, mean_rstd or rms; a reduction's own statistic (sum, norm, var, ...)
-  std::string what = request_of(g_, n)->what;
+  std::string what = request_of(g_, n)->what;  // a normalization's: max_sumexp, mean_rstd or rms
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::string out = alloc(shape_of(result), g_.value(result).type.dtype);
@@ -646,53 +678,69 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
     return Index{plan.to_input(row_dims, decompose(k, "cols", plan.reduced)), "m",
                  "rows * COLS + cols", shape_of(in)};
   };
-  std::vector<std::string> p;  // the row's partials, as Accumulator::lanes gives them
   std::optional<Index> whole;  // a row that fits: its one tile
-  if (fits && reduction) {     // the statistic's accumulator over the one tile
-    k.line("lo = 0");
-    k.line("hi = COLS");
-    Accumulator a = accumulator(k, accumulator_kind(what), "");
-    a.init();
-    k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
-    whole = tile();
-    a.update(emit(k, in, *whole));
-    p = a.lanes();
-  } else if (fits) {
-    k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
-    whole = tile();
-    std::string x = emit(k, in, *whole);
-    if (what == "max_sumexp") {
-      std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
-      std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-      p = {safe,
-           k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe + "), 0.0), axis=1)[:, None]")};
-    } else if (what == "mean_rstd") {  // count, mean, squared deviations (two passes in registers)
-      std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
-      std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
-      p = {"COLS", mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
-    } else {
-      p = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
-    }
-  } else {
-    // First loop: the statistics' accumulators over the row, as a statistics kernel's.
-    k.line("lo = 0");
-    k.line("hi = COLS");
-    Accumulator a = accumulator(k, accumulator_kind(what), "");
-    a.init();
-    k.line("for c0 in range(0, COLS, BLOCK_R):");
-    k.push();
-    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
-    a.update(emit(k, in, tile()));
-    k.pop();
-    p = a.lanes();
-  }
-  // Per row, what the statistics kernel would have written.
-  std::vector<std::string> st = finish_statistic(k, what, n, p);
   if (reduction) {
-    row_values_[y] = st[0];  // every read of it in this kernel is at the tile's rows
+    // The statistics' accumulators (as a statistics kernel's) over the one tile of a row that
+    // fits, else a first loop over the row; then each statistic's value, in registers, answers
+    // every read of it in this kernel, all at the tile's rows.
+    AccumulatorPlan acc_plan = plan_accumulators(stats, in);
+    k.line("lo = 0");
+    k.line("hi = COLS");
+    std::vector<Accumulator> accs = make_accumulators(k, acc_plan.kinds);
+    for (Accumulator& a : accs) a.init();
+    if (fits) {
+      k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+      whole = tile();
+      for (Accumulator& a : accs) a.update(emit(k, in, *whole));
+    } else {
+      k.line("for c0 in range(0, COLS, BLOCK_R):");
+      k.push();
+      k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+      Index idx = tile();
+      for (Accumulator& a : accs) a.update(emit(k, in, idx));
+      k.pop();
+    }
+    std::vector<std::vector<std::string>> part;
+    for (Accumulator& a : accs) part.push_back(a.lanes());
+    for (size_t i = 0; i < stats.size(); ++i)
+      row_values_[stats[i].node->output] =
+          finish_statistic(k, stats[i].what, *stats[i].node, part[acc_plan.reads[i]])[0];
   } else {
-    // The normalization's expression (emit) loads its statistics at the row: here they are
-    // values already, which answer those loads.
+    std::vector<std::string> p;  // the row's partials, as Accumulator::lanes gives them
+    if (fits) {
+      k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+      whole = tile();
+      std::string x = emit(k, in, *whole);
+      if (what == "max_sumexp") {
+        std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
+        std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+        p = {safe, k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe +
+                            "), 0.0), axis=1)[:, None]")};
+      } else if (what ==
+                 "mean_rstd") {  // count, mean, squared deviations (two passes in registers)
+        std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
+        std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
+        p = {"COLS", mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
+      } else {
+        p = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
+      }
+    } else {
+      // First loop: the statistics' accumulators over the row, as a statistics kernel's.
+      k.line("lo = 0");
+      k.line("hi = COLS");
+      Accumulator a = accumulator(k, accumulator_kind(what), "");
+      a.init();
+      k.line("for c0 in range(0, COLS, BLOCK_R):");
+      k.push();
+      k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+      a.update(emit(k, in, tile()));
+      k.pop();
+      p = a.lanes();
+    }
+    // Per row, what the statistics kernel would have written. The normalization's expression
+    // (emit) loads its statistics at the row: here they are values already, which answer
+    // those loads.
+    std::vector<std::string> st = finish_statistic(k, what, n, p);
     std::vector<std::string> names;
     std::string row = linearize(k, row_dims, plan.kept);
     for (size_t i = 0; i < st.size(); ++i) {
@@ -721,7 +769,7 @@ bool Lowering::lower_in_one_pass(const Node& n, const std::vector<int>& dims) {
   finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
                 "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
                 {"BLOCK_M", "BLOCK_R"});
-  row_values_.erase(y);
+  for (ValueId v : made) row_values_.erase(v);
   buffers_[result] = {out, true};
   for (ValueId v : values)
     if (v != result) computed_inside_.insert(v);
