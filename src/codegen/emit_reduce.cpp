@@ -574,14 +574,26 @@ void Lowering::lower_statistics(const Node& n) {
   }
 }
 
-// The values a one-pass kernel of reduction r over `in` computes: r, what reads it at its rows
-// (elementwise nodes, unsqueezes, squeezes and expands), and what elementwise nodes make of
-// those at `in`'s shape (x / x.norm(dim=-1, keepdim=True)). Nothing when another node reads
-// them, or a value has neither shape (a row value broadcast against other columns).
-std::optional<std::set<ValueId>> Lowering::row_chain(ValueId r, ValueId in) {
+// The values a one-pass kernel of reduction r of `in` over `dims` computes: r, what reads it
+// at its rows (elementwise nodes, unsqueezes, squeezes and expands), and what elementwise
+// nodes make of those at `in`'s shape (x / x.norm(dim=-1, keepdim=True)). Nothing when another
+// node reads them, or a value has neither shape (a row value broadcast against other
+// columns), or a row value meets `in`'s shape other than as r with keepdim would: x.sum(1) of a
+// square x, subtracted from it, broadcasts along the rows, each element reading another row's
+// sum, which the kernel does not hold.
+std::optional<std::set<ValueId>> Lowering::row_chain(ValueId r, ValueId in,
+                                                     const std::vector<int>& dims) {
   const Shape& full = g_.value(in).type.shape;
+  const int rank = static_cast<int>(full.size());
+  Shape kept = full;  // r's shape with keepdim
+  for (int d : dims) kept[d] = 1;
   int64_t rows = 1;
   for (int64_t d : g_.value(r).type.shape) rows *= d;
+  auto aligned = [&](const Shape& shape) {  // right-aligned against in's rank, as broadcasting
+    Shape a(rank, 1);
+    for (size_t i = 0; i < shape.size(); ++i) a[rank - shape.size() + i] = shape[i];
+    return a;
+  };
   std::set<ValueId> values = {r};
   std::vector<ValueId> todo = {r};
   while (!todo.empty()) {
@@ -591,12 +603,14 @@ std::optional<std::set<ValueId>> Lowering::row_chain(ValueId r, ValueId in) {
     bool at_rows = shape != full;
     int64_t count = 1;
     for (int64_t d : shape) count *= d;
-    if (at_rows && count != rows) return std::nullopt;
+    if (at_rows && (count != rows || static_cast<int>(shape.size()) > rank)) return std::nullopt;
     for (int c : consumers_[v]) {
       const Node& m = g_.nodes()[c];
       Category category = m.schema().category;
       bool broadcast = m.op == Op::Unsqueeze || m.op == Op::Squeeze || m.op == Op::Expand;
       if (category != Category::Unary && category != Category::Binary && !(at_rows && broadcast))
+        return std::nullopt;
+      if (at_rows && g_.value(m.output).type.shape == full && aligned(shape) != kept)
         return std::nullopt;
       if (values.insert(m.output).second) todo.push_back(m.output);
     }
@@ -633,7 +647,7 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   }
   if (reduction) {
     for (const Statistic& st : stats) {
-      std::optional<std::set<ValueId>> chain = row_chain(st.node->output, in);
+      std::optional<std::set<ValueId>> chain = row_chain(st.node->output, in, dims);
       if (!chain) return false;
       values.insert(chain->begin(), chain->end());
     }

@@ -160,6 +160,14 @@ input %w : f32[1,5]
 return %y
 )");
   EXPECT_FALSE(has(outer.source, "_rows[")) << outer.source;
+  // A square matrix less its row sums without keepdim: broadcast along the rows, element
+  // (i, j) reads sum j, which a kernel of row i does not hold.
+  GeneratedSolution across = compile(R"(input %x : f32[8,8]
+%s = sum(%x) {dim=[1]}
+%y = sub(%x, %s)
+return %y
+)");
+  EXPECT_FALSE(has(across.source, "_rows[")) << across.source;
   // An integer sum (int64 throughout) keeps its kernel.
   GeneratedSolution counts = compile(R"(input %x : f32[8,300]
 %b = gt_scalar(%x) {other=0.0}
