@@ -475,16 +475,22 @@ std::optional<Request> request_of(const Graph& g, const Node& n) {
 // value of an earlier node that no other kernel computes inside, or an elementwise expression
 // of such values (emitted inline, as its own kernel would).
 bool Lowering::available(ValueId v, int before) {
-  const Value& value = g_.value(v);
-  if (value.kind != ValueKind::Node || is_buffer(v)) return true;
-  if (gemm_roots_.count(v) || computed_inside_.count(v) || epilogue_nodes_.count(value.node))
-    return false;
-  if (value.node < before) return true;
-  const Node& n = g_.nodes()[value.node];
-  Category c = n.schema().category;
-  return (c == Category::Unary || c == Category::Binary) &&
-         std::all_of(n.inputs.begin(), n.inputs.end(),
-                     [&](ValueId w) { return available(w, before); });
+  std::set<ValueId> seen;  // each value once: shared subexpressions would make the walk exponential
+  std::vector<ValueId> todo = {v};
+  while (!todo.empty()) {
+    ValueId x = todo.back();
+    todo.pop_back();
+    const Value& value = g_.value(x);
+    if (!seen.insert(x).second || value.kind != ValueKind::Node || is_buffer(x)) continue;
+    if (gemm_roots_.count(x) || computed_inside_.count(x) || epilogue_nodes_.count(value.node))
+      return false;
+    if (value.node < before) continue;
+    const Node& n = g_.nodes()[value.node];
+    Category c = n.schema().category;
+    if (c != Category::Unary && c != Category::Binary) return false;
+    todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
+  }
+  return true;
 }
 
 // Whether `other` can be reduced in the column loop of a statistics kernel over `in` that
