@@ -684,7 +684,6 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
         return false;
   }
   ValueId result = returned[0];
-  std::string what = request_of(g_, n)->what;  // a normalization's: max_sumexp, mean_rstd or rms
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::string out = alloc(shape_of(result), g_.value(result).type.dtype);
@@ -698,11 +697,30 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     return Index{plan.to_input(row_dims, decompose(k, "cols", plan.reduced)), "m",
                  "rows * COLS + cols", shape_of(in)};
   };
-  std::optional<Index> whole;  // a row that fits: its one tile
-  if (reduction) {
-    // The statistics' accumulators (as a statistics kernel's) over the one tile of a row that
-    // fits, else a first loop over the row; then each statistic's value, in registers, answers
-    // every read of it in this kernel, all at the tile's rows.
+  std::optional<Index> whole;                                // a row that fits: its one tile
+  std::vector<std::vector<std::string>> part(stats.size());  // each statistic's partials
+  const std::string& what = stats[0].what;  // a normalization's: max_sumexp, mean_rstd or rms
+  if (fits && !reduction) {
+    // A normalization's row in registers: its statistics straight from the tile, as
+    // Accumulator::lanes would give them.
+    k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+    whole = tile();
+    std::string x = emit(k, in, *whole);
+    if (what == "max_sumexp") {
+      std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
+      std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
+      part[0] = {safe, k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe +
+                                "), 0.0), axis=1)[:, None]")};
+    } else if (what == "mean_rstd") {  // count, mean, squared deviations (two passes in registers)
+      std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
+      std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
+      part[0] = {"COLS", mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
+    } else {
+      part[0] = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
+    }
+  } else {
+    // The statistics' accumulators, as a statistics kernel's: over the one tile of a row that
+    // fits, else in a first loop over the row.
     AccumulatorPlan acc_plan = plan_accumulators(stats, in);
     k.line("lo = 0");
     k.line("hi = COLS");
@@ -720,47 +738,21 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
       for (Accumulator& a : accs) a.update(emit(k, in, idx));
       k.pop();
     }
-    std::vector<std::vector<std::string>> part;
-    for (Accumulator& a : accs) part.push_back(a.lanes());
+    std::vector<std::vector<std::string>> lanes;
+    for (Accumulator& a : accs) lanes.push_back(a.lanes());
+    for (size_t i = 0; i < stats.size(); ++i) part[i] = lanes[acc_plan.reads[i]];
+  }
+  if (reduction) {
+    // Each reduced value, in registers, answers every read of it in this kernel, all at the
+    // tile's rows.
     for (size_t i = 0; i < stats.size(); ++i)
       row_values_[stats[i].node->output] =
-          finish_statistic(k, stats[i].what, *stats[i].node, part[acc_plan.reads[i]])[0];
+          finish_statistic(k, stats[i].what, *stats[i].node, part[i])[0];
   } else {
-    std::vector<std::string> p;  // the row's partials, as Accumulator::lanes gives them
-    if (fits) {
-      k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
-      whole = tile();
-      std::string x = emit(k, in, *whole);
-      if (what == "max_sumexp") {
-        std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
-        std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-        p = {safe, k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe +
-                            "), 0.0), axis=1)[:, None]")};
-      } else if (what ==
-                 "mean_rstd") {  // count, mean, squared deviations (two passes in registers)
-        std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
-        std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
-        p = {"COLS", mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
-      } else {
-        p = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
-      }
-    } else {
-      // First loop: the statistics' accumulators over the row, as a statistics kernel's.
-      k.line("lo = 0");
-      k.line("hi = COLS");
-      Accumulator a = accumulator(k, accumulator_kind(what), "");
-      a.init();
-      k.line("for c0 in range(0, COLS, BLOCK_R):");
-      k.push();
-      k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
-      a.update(emit(k, in, tile()));
-      k.pop();
-      p = a.lanes();
-    }
     // Per row, what the statistics kernel would have written. The normalization's expression
     // (emit) loads its statistics at the row: here they are values already, which answer
     // those loads.
-    std::vector<std::string> st = finish_statistic(k, what, n, p);
+    std::vector<std::string> st = finish_statistic(k, what, n, part[0]);
     std::vector<std::string> names;
     std::string row = linearize(k, row_dims, plan.kept);
     for (size_t i = 0; i < st.size(); ++i) {
