@@ -180,13 +180,14 @@ class Composer {
     for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
     return op(reduction == 1 ? "mean" : "sum", {x}, {{"dim", all}});
   }
-  // A 0-d tensor of `like`'s dtype holding `number` (a traced scalar: {"float": "-inf"} too).
+  // A 0-d tensor of `like`'s dtype, or of `dtype`, holding `number` (a traced scalar:
+  // {"float": "-inf"} too).
   ValueId constant(const json& number, ValueId like) {
+    return constant(number, std::string(dtype_name(g_.value(like).type.dtype)));
+  }
+  ValueId constant(const json& number, const std::string& dtype) {
     double v = std::get<double>(coerce_number(number));
-    return op("full", {},
-              {{"size", std::vector<int64_t>{}},
-               {"value", v},
-               {"dtype", std::string(dtype_name(g_.value(like).type.dtype))}});
+    return op("full", {}, {{"size", std::vector<int64_t>{}}, {"value", v}, {"dtype", dtype}});
   }
   int rank(ValueId x) const { return g_.value(x).type.rank(); }
   DType dtype(ValueId x) const { return g_.value(x).type.dtype; }
@@ -739,13 +740,8 @@ const std::map<std::string, Rule>& rules() {
          } else if (args.at("self").is_number_integer() && args.at("other").is_number_integer()) {
            dtype = "i64";
          }
-         auto number = [&](const char* name) {
-           double v = std::get<double>(coerce_number(args.at(name)));
-           return c.op("full", {},
-                       {{"size", std::vector<int64_t>{}}, {"value", v}, {"dtype", dtype}});
-         };
-         return c.op("where",
-                     {in.at(0), self ? *self : number("self"), other ? *other : number("other")});
+         return c.op("where", {in.at(0), self ? *self : c.constant(args.at("self"), dtype),
+                               other ? *other : c.constant(args.at("other"), dtype)});
        }},
       {"aten::log1p", [](Composer& c, const std::vector<ValueId>& in,
                          const std::map<std::string, json>&) { return log1p(c, in.at(0)); }},
