@@ -63,7 +63,7 @@ def test_suite_is_complete():
               # recurrent layers are library ops: one that the reference does not make
               "rnn_as_relu rnn_via_aten "
               # a drop-in updates what the reference updates: BatchNorm's running statistics
-              "batchnorm_stale_running_stats "
+              "batchnorm_stale_running_stats batchnorm_running_stats_off "
               # the no-op test counts only the reference's buffers as work
               "noop_private_buffer "
               # dropout judged by statistics in training mode, exactly in eval mode (issue 14)
