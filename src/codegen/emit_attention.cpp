@@ -6,11 +6,12 @@ namespace drtriton::codegen {
 // Attention as one kernel (flash attention): a program takes BLOCK_M query rows of one
 // batch entry and runs over the keys BLOCK_N at a time, keeping the softmax's running
 // maximum and sum (online softmax), so the L x S scores never reach memory. The reference's
-// SDPA makes no matmul library call, so neither does this: both products are tl.dot, at
-// fp32 precision ("ieee"; Triton's default for fp32 on NVIDIA GPUs is TF32, far less
-// accurate than the verifier allows). Query, key and value are read as expressions, so the
-// views that split heads, and a bias, fuse into the loads; a longer expression is written
-// first, since each key and value is read once per block of query rows.
+// SDPA makes no matmul library call, so neither does this: both products are tl.dot in
+// three TF32 products ("tf32x3", as the GEMM's: on the tensor cores, and as accurate as fp32
+// FMAs here; Triton's default for fp32 on NVIDIA GPUs, one TF32 product, is far less
+// accurate than the verifier allows, and "ieee" leaves the tensor cores idle). Query, key and value
+// are read as expressions, so the views that split heads, and a bias, fuse into the loads; a longer
+// expression is written first, since each key and value is read once per block of query rows.
 void Lowering::lower_attention(const Node& n) {
   constexpr int kInlineCost = 3;  // a library result plus its bias, through any views
   for (ValueId in : n.inputs)
@@ -69,7 +70,7 @@ void Lowering::lower_attention(const Node& n) {
   k.line("dk = tl.arange(0, BLOCK_D)[:, None]");
   k.line("k_mask = (cols < " + S + ") & (dk < " + E + ")");
   k.line("kt = " + operand(key, at(lead, "cols", "dk"), "k_mask"));  // transposed: [D, N]
-  k.line("s = tl.dot(q, kt, input_precision=\"ieee\")");
+  k.line("s = tl.dot(q, kt, input_precision=\"tf32x3\")");
   k.line("s = tl.where(" + (causal ? "(cols < " + S + ") & (cols <= rows)" : "cols < " + S) +
          ", s, float(\"-inf\"))");
   k.line("m_new = tl.maximum(m_i, tl.max(s, 1))");
@@ -80,7 +81,7 @@ void Lowering::lower_attention(const Node& n) {
   k.line("v_mask = (keys < " + S + ") & (dv < " + EV + ")");
   k.line("vb = " + operand(v, at(lead, "keys", "dv"), "v_mask"));
   k.line("scaled = acc * alpha[:, None]");
-  k.line("step = tl.dot(p, vb, input_precision=\"ieee\") - comp * alpha[:, None]");
+  k.line("step = tl.dot(p, vb, input_precision=\"tf32x3\") - comp * alpha[:, None]");
   k.line("acc = scaled + step");
   k.line("comp = (acc - scaled) - step");
   k.line("m_i = m_new");

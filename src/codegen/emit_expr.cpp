@@ -1,5 +1,6 @@
 // Element expressions: what a kernel computes for one value at an index, the loads of
-// buffers, the layout ops as index arithmetic, dropout and pooling windows.
+// buffers, the layout ops as index arithmetic, dropout, pooling windows and depthwise
+// convolutions.
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -116,6 +117,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     for (const auto& [attr, expr] : n.sym_attrs) scalars[attr] = k.size(dim_var(expr));
     return k.assign(pointwise_formula(n, args, helpers_, scalars));
   }
+  if (is_depthwise_conv(n)) return emit_depthwise_conv(k, n, idx);
   if (s.category == Category::Anchor) {  // library result plus its bias
     std::string acc = load(k, raw_.at(out), out, idx);
     if (n.op == Op::Addmm) {
@@ -517,6 +519,72 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
     }
   }
   return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
+}
+
+// A depthwise convolution, unrolled like a pool's window: output channel c reads input
+// channel c // (out_channels / groups), each position its input times the weight
+// w[c, 0, position], zero where the window leaves the input (padding); plus the bias.
+std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index& idx) {
+  ValueId in = n.inputs[0];
+  std::vector<std::string> ishape = shape_of(in);
+  const std::vector<int64_t>& ks = attr_ints(n.attrs, "kernel_size");
+  int sp = static_cast<int>(ks.size());
+  int first = static_cast<int>(ishape.size()) - sp;
+  bool widen = low_precision(n.output);
+  int64_t positions = conv_positions(n);
+  int64_t per_group = attr_int(n.attrs, "out_channels") / attr_int(n.attrs, "groups");
+  std::string channel = idx.dims[1];
+  std::string weight = param_var(n, "weight");
+  std::vector<std::string> start(sp);
+  for (int d = 0; d < sp; ++d) {
+    std::string o = idx.dims[first + d];
+    if (is_digits(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
+    start[d] = named(k, offset_by(scaled(o, attr_ints(n.attrs, "stride")[d]),
+                                  -attr_ints(n.attrs, "padding")[d]));
+  }
+  // The dims outside the window are the same at every position (in a window inside
+  // another, only those the outer one kept); the input's channel is the output's, grouped.
+  std::set<std::string> invariant;
+  for (int d = 0; d < first; ++d) {
+    if (idx.outer_mask.empty() || idx.invariant.count(idx.dims[d])) invariant.insert(idx.dims[d]);
+  }
+  std::string in_channel = per_group == 1 || is_digits(channel)
+                               ? channel
+                               : named(k, channel + " // " + std::to_string(per_group));
+  if (attr_int(n.attrs, "in_channels") == 1) in_channel = "0";
+  if (invariant.count(channel)) invariant.insert(in_channel);
+  std::string acc;
+  for (int64_t p = 0; p < positions; ++p) {
+    Index r = idx;
+    r.linear.clear();
+    r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
+    r.invariant = invariant;
+    r.dims[1] = in_channel;
+    std::vector<std::string> conds;
+    int64_t rest = p;
+    for (int d = sp - 1; d >= 0; --d) {
+      int64_t off = rest % ks[d];
+      rest /= ks[d];
+      std::string pos = named(k, offset_by(start[d], off * attr_ints(n.attrs, "dilation")[d]));
+      conds.push_back("(" + pos + " >= 0) & (" + pos + " < " + k.size(ishape[first + d]) + ")");
+      r.dims[first + d] = pos;
+    }
+    std::string valid = k.assign(join(conds, " & "));
+    r.mask = "(" + idx.mask + ") & " + valid;
+    std::string x = emit(k, in, r);
+    std::string w = load_at(k, weight, offset_by(scaled(channel, positions), p),
+                            load_mask(idx, {channel}), "0.0", widen);
+    std::string term = "tl.where(" + valid + ", " + x + ", 0.0) * " + w;
+    acc = k.assign(acc.empty() ? term : acc + " + " + term);
+  }
+  if (has_param(n, "bias")) {
+    std::string b =
+        load_at(k, param_var(n, "bias"), channel, load_mask(idx, {channel}), "0.0", widen);
+    acc = k.assign(acc + " + " + b);
+  }
+  // An fp16 or bf16 convolution's output is rounded to its precision, as PyTorch stores it.
+  DType dtype = g_.value(n.output).type.dtype;
+  return widen ? k.assign(cast_to(DType::F32, dtype, acc)) : acc;
 }
 
 // An adaptive average pool as loops over its window, each as wide as the widest window of

@@ -86,6 +86,11 @@ class Lowering {
   bool reduced_in_one_expression(ValueId v);
   bool read_by_window(ValueId v);
   bool reads_window(ValueId v);
+  // A convolution whose output channels each read one input channel (groups = in_channels:
+  // depthwise; or one input channel) over at most kMaxConvWindow positions: an expression,
+  // a window like a pool's (emit_depthwise_conv), not a library call.
+  bool is_depthwise_conv(const Node& n) const;
+  int64_t conv_positions(const Node& n) const;  // the product of its kernel sizes
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;
   // The dtype of the module's state entry `rel` ("running_var"); f32 when it is unknown.
@@ -131,6 +136,7 @@ class Lowering {
   std::string load(Kernel& k, const std::string& var, ValueId v, const Index& idx);
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
+  std::string emit_depthwise_conv(Kernel& k, const Node& n, const Index& idx);
   std::string emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
                                       const std::vector<std::string>& start,
                                       const std::vector<std::string>& stop);

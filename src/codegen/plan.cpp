@@ -40,10 +40,16 @@ void Lowering::lower_graph() {
     current_node_ = static_cast<int>(&n - g_.nodes().data());
     switch (n.schema().category) {
       case Category::Anchor:
-        if (n.op == Op::Sdpa)
+        if (n.op == Op::Sdpa) {
           lower_attention(n);
-        else
+        } else if (is_depthwise_conv(n)) {
+          // An expression; its input, read at every position of the window, is written
+          // first where it costs more than the recompute limit (a SiLU of a batch norm).
+          ValueId in = n.inputs[0];
+          if (cost(in) > options_.knobs.recompute_limit) materialize(in, wants_channels_last(in));
+        } else {
           triton_gemm(n) ? plan_gemm(n) : lower_anchor(n);
+        }
         break;
       case Category::Reduction:
         if (n.op == Op::NllLoss)
@@ -134,6 +140,7 @@ int Lowering::cost(ValueId v) {
   int c = n.schema().category == Category::Layout && !drops(n) ? 0 : 1;
   int window = 1;
   if (n.schema().category == Category::Pooling) window = 8;
+  if (is_depthwise_conv(n)) window = static_cast<int>(conv_positions(n));
   for (ValueId in : n.inputs) c += window * cost(in);
   cost_[v] = c;
   return c;
@@ -172,16 +179,17 @@ bool Lowering::reduced_in_one_expression(ValueId v) {
          g_.nodes()[reader].schema().category == Category::Reduction;
 }
 
-// Is `v` the input of a pooling window (a pool but a global one)?
+// Is `v` the input of a window (a pool but a global one, a depthwise convolution)?
 bool Lowering::read_by_window(ValueId v) {
   for (int c : consumers_[v]) {
     const Node& n = g_.nodes()[c];
-    if (n.schema().category == Category::Pooling && !is_global_pool(n)) return true;
+    if ((n.schema().category == Category::Pooling && !is_global_pool(n)) || is_depthwise_conv(n))
+      return true;
   }
   return false;
 }
 
-// Does evaluating `v` inline evaluate a pooling window, through values not in memory?
+// Does evaluating `v` inline evaluate a window, through values not in memory?
 bool Lowering::reads_window(ValueId v) {
   std::set<ValueId> seen;
   std::vector<ValueId> todo = {v};
@@ -190,10 +198,26 @@ bool Lowering::reads_window(ValueId v) {
     todo.pop_back();
     if (is_buffer(u) || g_.value(u).kind != ValueKind::Node || !seen.insert(u).second) continue;
     const Node& n = g_.nodes()[g_.value(u).node];
-    if (n.schema().category == Category::Pooling) return true;
+    if (n.schema().category == Category::Pooling || is_depthwise_conv(n)) return true;
     todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
   }
   return false;
+}
+
+// Eager's depthwise kernel and cuDNN's write the convolution's output; as an expression it
+// fuses into its reader (a batch norm's statistics, an activation), as a pool does. Past 49
+// positions (7x7) the unrolled window costs more than the write it saves.
+bool Lowering::is_depthwise_conv(const Node& n) const {
+  constexpr int64_t kMaxConvWindow = 49;
+  if (n.op < Op::Conv1d || n.op > Op::Conv3d) return false;
+  return attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
+         conv_positions(n) <= kMaxConvWindow;
+}
+
+int64_t Lowering::conv_positions(const Node& n) const {
+  int64_t positions = 1;
+  for (int64_t size : attr_ints(n.attrs, "kernel_size")) positions *= size;
+  return positions;
 }
 
 // Does a module node own the parameter `rel` ("bias")? Graph::node_params names them in full.

@@ -101,11 +101,12 @@ TEST(CodegenKnobs, OutOfRangeIsRefused) {
   EXPECT_THROW(compile(k), std::invalid_argument);
 }
 
-// A pointwise conv's ReLU feeds a depthwise conv, whose tanh is the output.
+// A pointwise conv's ReLU feeds a grouped conv (two channels a group: a library call, where
+// a depthwise one would be an expression), whose tanh is the output.
 constexpr const char* kConvChain = R"(input %x : f32[2,4,9,7]
 %1 = conv2d(%x) {module="conv1", in_channels=4, out_channels=6, kernel_size=[1,1]}
 %2 = relu(%1)
-%3 = conv2d(%2) {module="conv2", in_channels=6, out_channels=6, kernel_size=[3,3], padding=[1,1], groups=6}
+%3 = conv2d(%2) {module="conv2", in_channels=6, out_channels=6, kernel_size=[3,3], padding=[1,1], groups=3}
 %4 = tanh(%3)
 return %4
 )";

@@ -2,10 +2,10 @@
 blocks, no library matmul: the reference's SDPA makes none): head dim 64 with an explicit
 scale and a key sequence longer than the query's; causal heads of dim 12 (padded to 16)
 split from a Linear by views that fuse into the kernel's loads, with its bias; sequences
-that are not a multiple of the block. The products are tl.dot at fp32 precision, not TF32.
+that are not a multiple of the block. The products are tl.dot in three TF32 products (fp32 accuracy), not one.
 Causal attention with key and value head dims 16 and 8: tests/ir/op_cases/sdpa.ir.
 # CHECK-COUNT-2: _sdpa[
-# CHECK-COUNT-4: input_precision="ieee"
+# CHECK-COUNT-4: input_precision="tf32x3"
 # CHECK-NOT: torch.matmul
 """
 import torch
