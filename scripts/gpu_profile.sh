@@ -3,7 +3,8 @@
 # (bench/kernel_profile.py), for each PROGRAM converted once per layout (convolutions in NCHW
 # and channels-last; PROFILE_KNOBS="layout=nchw layout=channels_last" by default, one
 # solution per word). Builds drtriton (scripts/gpu_build.sh, carry .deps); writes
-# $OUT/kernel_profile.md and prints it.
+# $OUT/kernel_profile.md and prints it. PROFILE_COMPILE=0 leaves torch.compile out (seconds
+# a program rather than an Inductor compile each), PROFILE_TOP=N lists N kernels a run.
 #   there: bash scripts/gpu_profile.sh tests/programs/real/fused/conv2d_bn_relu.py [...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,7 @@ for program in "$@"; do
   done
   [ ${#solutions[@]} -gt 0 ] && pairs+=("$program" "$(IFS=,; echo "${solutions[*]}")")
 done
-python3 bench/kernel_profile.py "${pairs[@]}" --top "${PROFILE_TOP:-8}" --out "$OUT/kernel_profile.md" \
+compile_flag=$([ "${PROFILE_COMPILE:-1}" = 0 ] && echo --no-compile)
+python3 bench/kernel_profile.py "${pairs[@]}" --top "${PROFILE_TOP:-8}" $compile_flag --out "$OUT/kernel_profile.md" \
   > "$OUT/kernel_profile.log" 2>&1
 cat "$OUT/kernel_profile.md" 2> /dev/null || tail -20 "$OUT/kernel_profile.log"
