@@ -2,6 +2,7 @@
 // buffers, the layout ops as index arithmetic, dropout, pooling windows and depthwise
 // convolutions.
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -419,6 +420,59 @@ std::string Lowering::emit_dropout(Kernel& k, const Node& n, const Index& idx) {
                   ", 0.0) if TRAINING else " + x);
 }
 
+namespace {
+
+// A window's output index along one dim. A literal one (a size-1 dim) would make the
+// window's bounds Python constants, and a block mask cannot be combined with a Python bool:
+// it becomes a block of indices.
+std::string window_index(Kernel& k, const Index& idx, const std::string& o) {
+  return is_digits(o) ? k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o) : o;
+}
+
+// The dims before the window's (from `first` on) are the same at every position of it (in
+// a window inside another, only those the outer one kept).
+std::set<std::string> outside_window(const Index& idx, int first) {
+  std::set<std::string> same;
+  for (int d = 0; d < first; ++d) {
+    if (idx.outer_mask.empty() || idx.invariant.count(idx.dims[d])) same.insert(idx.dims[d]);
+  }
+  return same;
+}
+
+// Each position of a window over the trailing start.size() dims of `idx`, in order: offsets
+// in steps of `dilation` from `start`, valid inside [0, stop). `visit` gets the index the
+// input is read at (masked where it is not valid) and the validity.
+void for_each_position(Kernel& k, const Index& idx, const std::vector<std::string>& start,
+                       const std::vector<std::string>& stop, const std::vector<int64_t>& window,
+                       const std::vector<int64_t>& dilation, const std::set<std::string>& same,
+                       const std::function<void(const Index&, const std::string&)>& visit) {
+  int sp = static_cast<int>(start.size());
+  int first = static_cast<int>(idx.dims.size()) - sp;
+  int64_t positions = 1;
+  for (int64_t w : window) positions *= w;
+  for (int64_t p = 0; p < positions; ++p) {
+    Index r = idx;
+    r.linear.clear();
+    r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
+    r.invariant = same;
+    std::vector<std::string> conds;
+    int64_t rest = p;
+    for (int d = sp - 1; d >= 0; --d) {
+      int64_t off = rest % window[d];
+      rest /= window[d];
+      std::string pos = named(k, offset_by(start[d], off * dilation[d]));
+      conds.push_back("(" + pos + " >= 0)");
+      conds.push_back("(" + pos + " < " + stop[d] + ")");
+      r.dims[first + d] = pos;
+    }
+    std::string valid = k.assign(join(conds, " & "));
+    r.mask = "(" + idx.mask + ") & " + valid;
+    visit(r, valid);
+  }
+}
+
+}  // namespace
+
 // A pooling window, unrolled: each position reads the input expression, masked where the
 // window leaves the input (padding, ceil mode, adaptive bounds).
 std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
@@ -433,12 +487,9 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
                     : static_cast<int>(attr_ints(n.attrs, "kernel_size").size());
   int first = rank - sp;
   std::vector<std::string> start(sp), stop(sp), size_incl(sp);
-  std::vector<int64_t> window(sp);
+  std::vector<int64_t> window(sp), dilation(sp, 1);
   for (int d = 0; d < sp; ++d) {
-    std::string o = idx.dims[first + d];
-    // A literal output index (a size-1 dim) makes the window's bounds Python constants,
-    // and a block mask cannot be combined with a Python bool: make it a block of indices.
-    if (is_digits(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
+    std::string o = window_index(k, idx, idx.dims[first + d]);
     std::string len = k.size(ishape[first + d]);
     if (adaptive) {
       int64_t out_n = ocon[first + d];
@@ -454,7 +505,10 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
     int64_t pad = attr_ints(n.attrs, "padding")[d];
     start[d] = named(k, offset_by(scaled(o, st), -pad));
     window[d] = ks;
-    if (!is_max) {
+    if (is_max) {
+      stop[d] = len;
+      dilation[d] = attr_ints(n.attrs, "dilation")[d];
+    } else {
       std::string end =
           k.assign("tl.minimum(" + offset_by(start[d], ks) + ", " + offset_by(len, pad) + ")");
       size_incl[d] = k.assign(end + " - " + start[d]);
@@ -467,46 +521,19 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   for (int d = 0; adaptive && d < sp; ++d)
     runtime_window = runtime_window || !is_digits(ishape[first + d]);
   if (runtime_window) return emit_adaptive_pool_loop(k, n, idx, start, stop);
-  int64_t positions = 1;
-  for (int64_t w : window) positions *= w;
   std::string acc;
-  // The dims outside the window are the same at every position (and, in a window inside
-  // another, only those the outer one kept).
-  std::set<std::string> invariant;
-  for (size_t d = 0; d < idx.dims.size(); ++d) {
-    bool pooled = static_cast<int>(d) >= first && static_cast<int>(d) < first + sp;
-    if (!pooled && (idx.outer_mask.empty() || idx.invariant.count(idx.dims[d])))
-      invariant.insert(idx.dims[d]);
-  }
-  for (int64_t p = 0; p < positions; ++p) {
-    Index r = idx;
-    r.linear.clear();
-    r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
-    r.invariant = invariant;
-    std::vector<std::string> conds;
-    int64_t rest = p;
-    for (int d = sp - 1; d >= 0; --d) {
-      int64_t off = rest % window[d];
-      rest /= window[d];
-      int64_t dil = is_max ? attr_ints(n.attrs, "dilation")[d] : 1;
-      std::string pos = named(k, offset_by(start[d], off * dil));
-      std::string len = k.size(ishape[first + d]);
-      conds.push_back("(" + pos + " >= 0)");
-      conds.push_back(adaptive || !is_max ? "(" + pos + " < " + stop[d] + ")"
-                                          : "(" + pos + " < " + len + ")");
-      r.dims[first + d] = pos;
-    }
-    std::string valid = k.assign(join(conds, " & "));
-    r.mask = "(" + idx.mask + ") & " + valid;
-    std::string v = emit(k, in, r);
-    std::string term = is_max ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
-                              : "tl.where(" + valid + ", " + v + ", 0.0)";
-    if (acc.empty()) {
-      acc = k.assign(term);
-    } else {
-      acc = k.assign(is_max ? "tl.maximum(" + acc + ", " + term + ")" : acc + " + " + term);
-    }
-  }
+  for_each_position(
+      k, idx, start, stop, window, dilation, outside_window(idx, first),
+      [&](const Index& r, const std::string& valid) {
+        std::string v = emit(k, in, r);
+        std::string term = is_max ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
+                                  : "tl.where(" + valid + ", " + v + ", 0.0)";
+        if (acc.empty()) {
+          acc = k.assign(term);
+        } else {
+          acc = k.assign(is_max ? "tl.maximum(" + acc + ", " + term + ")" : acc + " + " + term);
+        }
+      });
   if (is_max) return acc;
   std::vector<std::string> sizes;
   for (int d = 0; d < sp; ++d) {
@@ -535,48 +562,31 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   int64_t per_group = attr_int(n.attrs, "out_channels") / attr_int(n.attrs, "groups");
   std::string channel = idx.dims[1];
   std::string weight = param_var(n, "weight");
-  std::vector<std::string> start(sp);
+  std::vector<std::string> start(sp), stop(sp);
   for (int d = 0; d < sp; ++d) {
-    std::string o = idx.dims[first + d];
-    if (is_digits(o)) o = k.assign("(" + idx.mask + ").to(tl.int32) * 0 + " + o);
+    std::string o = window_index(k, idx, idx.dims[first + d]);
     start[d] = named(k, offset_by(scaled(o, attr_ints(n.attrs, "stride")[d]),
                                   -attr_ints(n.attrs, "padding")[d]));
+    stop[d] = k.size(ishape[first + d]);
   }
-  // The dims outside the window are the same at every position (in a window inside
-  // another, only those the outer one kept); the input's channel is the output's, grouped.
-  std::set<std::string> invariant;
-  for (int d = 0; d < first; ++d) {
-    if (idx.outer_mask.empty() || idx.invariant.count(idx.dims[d])) invariant.insert(idx.dims[d]);
-  }
-  std::string in_channel = per_group == 1 || is_digits(channel)
+  std::set<std::string> same = outside_window(idx, first);
+  std::string in_channel = attr_int(n.attrs, "in_channels") == 1 ? "0"
+                           : per_group == 1 || is_digits(channel)
                                ? channel
                                : named(k, channel + " // " + std::to_string(per_group));
-  if (attr_int(n.attrs, "in_channels") == 1) in_channel = "0";
-  if (invariant.count(channel)) invariant.insert(in_channel);
+  if (same.count(channel)) same.insert(in_channel);
+  Index at = idx;
+  at.dims[1] = in_channel;
   std::string acc;
-  for (int64_t p = 0; p < positions; ++p) {
-    Index r = idx;
-    r.linear.clear();
-    r.outer_mask = idx.outer_mask.empty() ? idx.mask : idx.outer_mask;
-    r.invariant = invariant;
-    r.dims[1] = in_channel;
-    std::vector<std::string> conds;
-    int64_t rest = p;
-    for (int d = sp - 1; d >= 0; --d) {
-      int64_t off = rest % ks[d];
-      rest /= ks[d];
-      std::string pos = named(k, offset_by(start[d], off * attr_ints(n.attrs, "dilation")[d]));
-      conds.push_back("(" + pos + " >= 0) & (" + pos + " < " + k.size(ishape[first + d]) + ")");
-      r.dims[first + d] = pos;
-    }
-    std::string valid = k.assign(join(conds, " & "));
-    r.mask = "(" + idx.mask + ") & " + valid;
-    std::string x = emit(k, in, r);
-    std::string w = load_at(k, weight, offset_by(scaled(channel, positions), p),
-                            load_mask(idx, {channel}), "0.0", widen);
-    std::string term = "tl.where(" + valid + ", " + x + ", 0.0) * " + w;
-    acc = k.assign(acc.empty() ? term : acc + " + " + term);
-  }
+  int64_t p = 0;
+  for_each_position(k, at, start, stop, ks, attr_ints(n.attrs, "dilation"), same,
+                    [&](const Index& r, const std::string& valid) {
+                      std::string x = emit(k, in, r);
+                      std::string w = load_at(k, weight, offset_by(scaled(channel, positions), p++),
+                                              load_mask(idx, {channel}), "0.0", widen);
+                      std::string term = "tl.where(" + valid + ", " + x + ", 0.0) * " + w;
+                      acc = k.assign(acc.empty() ? term : acc + " + " + term);
+                    });
   if (has_param(n, "bias")) {
     std::string b =
         load_at(k, param_var(n, "bias"), channel, load_mask(idx, {channel}), "0.0", widen);
