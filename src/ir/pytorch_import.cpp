@@ -650,10 +650,16 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     if (!it->second.is_null()) m.attrs[spec.name] = to_attr(it->second, spec.name);
     c.consts.erase(it);
   }
-  // Whatever is left must be harmless: at its default, a dtype of None, a layout hint.
+  // Whatever is left must be harmless: at its default, a dtype of None or the input's own
+  // floating one (x.sum(1, dtype=torch.float32) of a float32 x; an integer sum's own dtype
+  // would keep it from widening to int64), a layout hint.
   for (const auto& [name, value] : c.consts) {
     if (value.is_null() || name == "memory_format" || name == "layout" || name == "device" ||
         name == "pin_memory" || name == "non_blocking") {
+      continue;
+    }
+    if (name == "dtype" && !c.refs.empty() && is_floating(type_at(types, c.refs[0]).dtype) &&
+        ir_dtype(value) == dtype_name(type_at(types, c.refs[0]).dtype)) {
       continue;
     }
     auto d = c.defaults.find(name);

@@ -3,7 +3,8 @@ pytorch_decompose.cpp): log1p and expm1 in their exact forms near 0 (checked aga
 on values down to 1e-6), sinh through expm1, cosh, log2, log10, isnan and isinf, any and
 all over a dim, binary_cross_entropy with a weight (PyTorch's logs clamped at -100, and
 log1p(-p)), cosine_embedding_loss with a margin, adaptive_avg_pool1d (a 2-d pool of a
-[N, C, 1, L] view), and torch.where with a number for both values.
+[N, C, 1, L] view), torch.where with a number for both values; and a sum given its input's
+own dtype (`dtype=torch.float32`, nothing to do).
 # CHECK-NOT: torch.log1p
 # CHECK-NOT: torch.expm1
 """
@@ -31,7 +32,7 @@ class Model(nn.Module):
         sign = torch.where(target[:, 0] > 0.5, 1.0, -1.0)
         emb = F.cosine_embedding_loss(x, p, sign, margin=0.1, reduction="sum")
         pooled = F.adaptive_avg_pool1d(x.view(x.shape[0], 3, -1), 3)
-        return math + flags, rows, bce + emb, pooled
+        return math + flags, rows + x.sum(1, dtype=torch.float32), bce + emb, pooled
 
 
 def get_inputs():
