@@ -571,8 +571,9 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   }
   std::set<std::string> same = outside_window(idx, first);
   std::string in_channel = attr_int(n.attrs, "in_channels") == 1 ? "0"
-                           : per_group == 1 || is_digits(channel)
-                               ? channel
+                           : per_group == 1                      ? channel
+                           : is_digits(channel)
+                               ? std::to_string(std::stoll(channel) / per_group)  // x[:, 5]
                                : named(k, channel + " // " + std::to_string(per_group));
   if (same.count(channel)) same.insert(in_channel);
   Index at = idx;
@@ -582,8 +583,12 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   for_each_position(k, at, start, stop, ks, attr_ints(n.attrs, "dilation"), same,
                     [&](const Index& r, const std::string& valid) {
                       std::string x = emit(k, in, r);
-                      std::string w = load_at(k, weight, offset_by(scaled(channel, positions), p++),
-                                              load_mask(idx, {channel}), "0.0", widen);
+                      std::string offset = is_digits(channel)
+                                               ? std::to_string(std::stoll(channel) * positions + p)
+                                               : offset_by(scaled(channel, positions), p);
+                      ++p;
+                      std::string w =
+                          load_at(k, weight, offset, load_mask(idx, {channel}), "0.0", widen);
                       std::string term = "tl.where(" + valid + ", " + x + ", 0.0) * " + w;
                       acc = k.assign(acc.empty() ? term : acc + " + " + term);
                     });

@@ -99,11 +99,12 @@ std::string load_at(Kernel& k, const std::string& var, const std::string& offset
                     const std::string& mask, const std::string& other, bool widen) {
   std::string key = "load " + var + "[" + offset + "] if " + mask;
   if (const std::string* t = k.find(key)) return *t;
-  // An element every lane reads (a broadcast scalar) is one unmasked scalar load: a block
-  // mask needs a block of pointers.
-  std::string load = offset == "0" ? "tl.load(" + k.pointer(var) + ")"
-                                   : "tl.load(" + k.pointer(var) + " + " + offset +
-                                         ", mask=" + mask + ", other=" + other + ")";
+  // An element every lane reads (a broadcast scalar: a constant offset, x[:, 5]'s channel)
+  // is one unmasked scalar load: a block mask needs a block of pointers.
+  std::string pointer = offset == "0" ? k.pointer(var) : k.pointer(var) + " + " + offset;
+  std::string load = is_digits(offset)
+                         ? "tl.load(" + pointer + ")"
+                         : "tl.load(" + pointer + ", mask=" + mask + ", other=" + other + ")";
   std::string t = k.assign(widen ? load + ".to(tl.float32)" : load);
   k.remember(key, t);
   return t;

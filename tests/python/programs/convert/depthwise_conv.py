@@ -4,11 +4,13 @@ batch norm and ReLU after it; a depthwise 5x5 with two outputs a channel (dilati
 SiLU of a batch norm, which costs more than the recompute limit and is written first rather
 than recomputed at each of the 25 positions; a 1-d depthwise convolution; a convolution of
 one input channel. The 1x1 convolution between them stays cuDNN's, as does the 9x9 one
-(past 49 positions). Kernels: the two batch norms' statistics and running statistics, the
+(past 49 positions). A channel of a depthwise output taken by index (`[:, 5]`) reads input
+channel 2 and its weights as scalars. Kernels: the two batch norms' statistics and running statistics, the
 SiLU written, the depthwise 5x5 written for the max pool and sum that both read it.
 # CHECK-COUNT-2: F.conv2d(
 # CHECK-COUNT-1: F.conv1d(
 # CHECK: // 2
+# CHECK: tl.load(p_dw5_weight_ptr + 125)
 """
 import torch
 import torch.nn as nn
@@ -39,7 +41,8 @@ class Model(nn.Module):
         pooled = self.pool(z)
         total = z.sum(dim=(2, 3))
         s = self.sep(self.dw1d(seq).tanh())
-        return pooled, total, s, self.one(image) * 2, self.wide(image)
+        picked = self.dw5(x)[:, 5] * 2
+        return pooled, total, s, self.one(image) * 2, self.wide(image), picked
 
 
 def get_inputs():
