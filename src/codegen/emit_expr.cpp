@@ -116,6 +116,10 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
     // A number computed from sizes (`x / x.size(0)`) is a kernel argument, like a dim.
     std::map<std::string, std::string> scalars;
     for (const auto& [attr, expr] : n.sym_attrs) scalars[attr] = k.size(dim_var(expr));
+    if (is_integer_clamp(g_, n))
+      for (const char* bound : {"min", "max"})
+        if (n.attrs.count(bound) && !scalars.count(bound))
+          scalars[bound] = std::to_string(static_cast<int64_t>(attr_float(n.attrs, bound)));
     return k.assign(pointwise_formula(n, args, helpers_, scalars));
   }
   if (is_depthwise_conv(n)) return emit_depthwise_conv(k, n, idx);

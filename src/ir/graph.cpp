@@ -29,6 +29,11 @@ bool is_valid_name(const std::string& name, bool allow_dots) {
   return true;
 }
 
+bool is_integer_clamp(const Graph& g, const Node& n) {
+  const bool clamp = n.op == Op::Clamp || n.op == Op::ClampMin || n.op == Op::ClampMax;
+  return clamp && !is_floating(g.value(n.output).type.dtype);
+}
+
 ValueId Graph::add_value(const std::string& name, const TensorType& type, ValueKind kind) {
   if (!is_valid_name(name)) {
     throw IrError("invalid value name '%" + name + "': use letters, digits and '_'");

@@ -119,4 +119,8 @@ class Graph {
 // Is this a valid value name: [A-Za-z0-9_]+ (module names may also contain dots)?
 bool is_valid_name(const std::string& name, bool allow_dots = false);
 
+// A clamp (clamp_min, clamp_max) of an integer tensor: its bounds are integers (the shape
+// rule refuses others) and are written as integers, so the result keeps the integer dtype.
+bool is_integer_clamp(const Graph& g, const Node& n);
+
 }  // namespace drtriton

@@ -279,15 +279,17 @@ std::vector<OpSchema> build_table() {
        .infer_shape = same_shape, .flops_per_element = 4,
        .torch_function = "torch.pow($0, {exponent})", .aten = {"aten::pow"},
        .domain = Domain::NonNegative});
+  // Integer tensors too (a count clamped to at least one), with integer bounds.
   add({.op = Op::Clamp, .attrs = {float_attr("min", std::nullopt), float_attr("max", std::nullopt)},
-       .infer_shape = same_shape, .flops_per_element = 2,
-       .torch_function = "torch.clamp($0, min={min}, max={max})", .aten = {"aten::clamp"}});
+       .infer_shape = clamp_bounds, .flops_per_element = 2,
+       .torch_function = "torch.clamp($0, min={min}, max={max})", .aten = {"aten::clamp"},
+       .any_dtype = true});
   add({.op = Op::ClampMin, .attrs = {float_attr("min", std::nullopt)},
-       .infer_shape = same_shape,
-       .torch_function = "torch.clamp_min($0, {min})", .aten = {"aten::clamp_min"}});
+       .infer_shape = clamp_bounds, .torch_function = "torch.clamp_min($0, {min})",
+       .aten = {"aten::clamp_min"}, .any_dtype = true});
   add({.op = Op::ClampMax, .attrs = {float_attr("max", std::nullopt)},
-       .infer_shape = same_shape,
-       .torch_function = "torch.clamp_max($0, {max})", .aten = {"aten::clamp_max"}});
+       .infer_shape = clamp_bounds, .torch_function = "torch.clamp_max($0, {max})",
+       .aten = {"aten::clamp_max"}, .any_dtype = true});
   add(simple_unary(Op::Erf, "", "torch.erf", "erf", 8));
   add(simple_unary(Op::Sin, "", "torch.sin", "sin", 4));
   add(simple_unary(Op::Cos, "", "torch.cos", "cos", 4));

@@ -308,6 +308,38 @@ ValueId diagonal_matrices(Composer& c, ValueId x) {
   return c.op("tril", {c.op("triu", {square})});
 }
 
+// The diagonal at `offset` of x's matrices over dims dim1 and dim2, as a last dim
+// (torch.diagonal, diag of a matrix): the matrices masked to that diagonal (tril of triu) and
+// summed across it. Where the diagonal is shorter than the dim summed into, a slice from the
+// end cuts it, which follows the sizes of a square matrix.
+ValueId diagonal(Composer& c, ValueId x, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int rank = c.rank(x);
+  if (rank < 2) throw IrError("diagonal of a tensor of rank " + std::to_string(rank));
+  dim1 = dim1 < 0 ? dim1 + rank : dim1;
+  dim2 = dim2 < 0 ? dim2 + rank : dim2;
+  if (dim1 == dim2) throw IrError("diagonal with dim1 equal to dim2");
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim1 && d != dim2) order.push_back(d);
+  order.push_back(dim1);
+  order.push_back(dim2);
+  if (order[rank - 2] != rank - 2 || order[rank - 1] != rank - 1)
+    x = c.op("permute", {x}, {{"dims", order}});
+  const int64_t n = c.size(x, rank - 2), m = c.size(x, rank - 1);
+  const int64_t length = offset >= 0 ? std::min(n, m - offset) : std::min(n + offset, m);
+  if (length <= 0) throw IrError("diagonal at offset " + std::to_string(offset) + " is empty");
+  Attrs band = {{"diagonal", offset}};
+  ValueId masked = c.op("tril", {c.op("triu", {x}, band)}, band);
+  // offset >= 0: x[i, i + offset], summed over the columns of row i; else over rows
+  const int64_t across = offset >= 0 ? rank - 1 : rank - 2;
+  ValueId d = c.op("sum", {masked}, {{"dim", std::vector<int64_t>{across}}});
+  const int64_t summed_into = offset >= 0 ? n : m;
+  if (length < summed_into)
+    d = c.op("slice", {d},
+             {{"dim", int64_t{rank - 2}}, {"start", int64_t{0}}, {"end", length - summed_into}});
+  return d;
+}
+
 // torch.cdist: the p-norm of x1's row i minus x2's row j, over the last dim, for every pair
 // (batch dims broadcast); each difference is an expression inside the reduction's kernel.
 ValueId cdist(Composer& c, ValueId x1, ValueId x2, double p) {
@@ -495,6 +527,12 @@ const std::map<std::string, Rule>& rules() {
          ValueId d = c.op("sub", {in.at(0), in.at(1)});
          return c.reduce(c.op("square", {d}), args.at("reduction").get<int64_t>());
        }},
+      {"aten::l1_loss",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId d = c.op("sub", {in.at(0), in.at(1)});
+         int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+         return c.reduce(c.op("abs", {d}), reduction);
+       }},
       {"aten::smooth_l1_loss",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          double beta = number(args, "beta", 1.0);
@@ -556,17 +594,43 @@ const std::map<std::string, Rule>& rules() {
          int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
          return c.reduce(loss, reduction);
        }},
-      // Cross entropy with class targets: log_softmax over the class dim, then nll_loss (a
-      // gather of each target's log-probability, reduced).
+      // Cross entropy: log_softmax over the class dim, then with class targets nll_loss (a
+      // gather of each target's log-probability, reduced), with class probabilities as
+      // targets -sum(target * logp) over the class dim. Label smoothing e as PyTorch's, its
+      // e / C * -sum(logp) written as e * -mean(logp) (C follows the sizes): added to
+      // (1 - e) times the loss, with class targets averaged over those not ignore_index.
       {"aten::cross_entropy_loss",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          if (in.size() != 2) throw IrError("cross_entropy with class weights is not supported");
-         if (number(args, "label_smoothing", 0.0) != 0.0)
-           throw IrError("cross_entropy with label_smoothing is not supported");
-         if (c.rank(in[1]) == c.rank(in[0]))
-           throw IrError("cross_entropy with class probabilities as targets is not supported");
-         int64_t dim = c.rank(in[0]) == 1 ? 0 : 1;
-         return nll_loss(c, c.op("log_softmax", {in[0]}, {{"dim", dim}}), in[1], args);
+         ValueId x = in[0], target = in[1];
+         const std::vector<int64_t> classes = {c.rank(x) == 1 ? 0 : 1};
+         const double e = number(args, "label_smoothing", 0.0);
+         const int64_t reduction =
+             args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+         ValueId logp = c.op("log_softmax", {x}, {{"dim", classes[0]}});
+         auto smoothed = [&](ValueId loss) {  // (1 - e) loss + e * -mean(logp) per sample
+           ValueId uniform = c.op("neg", {c.op("mean", {logp}, {{"dim", classes}})});
+           return c.op("add",
+                       {c.scalar("mul_scalar", loss, 1.0 - e), c.scalar("mul_scalar", uniform, e)});
+         };
+         if (c.rank(target) == c.rank(x)) {
+           ValueId loss =
+               c.op("neg", {c.op("sum", {c.op("mul", {target, logp})}, {{"dim", classes}})});
+           return c.reduce(e != 0.0 ? smoothed(loss) : loss, reduction);
+         }
+         if (e == 0.0) return nll_loss(c, logp, target, args);
+         // Per sample, so that ignore_index masks both terms; the mean is over those kept.
+         std::map<std::string, json> each = args;
+         each["reduction"] = 0;
+         ValueId kept = c.scalar("ne_scalar", target, number(args, "ignore_index", -100.0));
+         ValueId loss = smoothed(nll_loss(c, logp, target, each));
+         loss = c.op("where", {kept, loss, c.constant(0, loss)});
+         if (reduction != 1) return c.reduce(loss, reduction);
+         std::vector<int64_t> all(c.rank(kept));
+         for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+         ValueId count = c.op("cast", {c.op("sum", {kept}, {{"dim", all}})},
+                              {{"dtype", std::string(dtype_name(c.dtype(loss)))}});
+         return c.op("div", {c.reduce(loss, 2), count});
        }},
       {"aten::nll_loss",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
@@ -583,6 +647,40 @@ const std::map<std::string, Rule>& rules() {
          ValueId x = in.at(0), mask = in.at(1);
          ValueId value = in.size() > 2 ? in[2] : c.constant(args.at("value"), x);
          return c.op("where", {mask, value, x});
+       }},
+      {"aten::unfold",  // x.unfold(dim, size, step) in windows that neither overlap nor
+                        // skip (step == size; a ViT's patches): dim split into (count, size),
+                        // the window dim moved last; a remainder shorter than size is dropped
+                        // (by a slice of these sizes: other sizes must keep it a multiple)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId x = in.at(0);
+         const int rank = c.rank(x);
+         int64_t d = args.at("dimension").get<int64_t>();
+         d = d < 0 ? d + rank : d;
+         const int64_t size = args.at("size").get<int64_t>(), step = args.at("step").get<int64_t>();
+         if (step != size)
+           throw IrError("unfold with step " + std::to_string(step) + " other than its size " +
+                         std::to_string(size) + " (windows that overlap or skip) is not supported");
+         const int64_t count = c.size(x, static_cast<int>(d)) / size;
+         if (count == 0) throw IrError("unfold of a dim shorter than its window");
+         std::vector<std::string> dims = c.sym(x);
+         if (count * size != c.size(x, static_cast<int>(d))) {
+           x = c.op("slice", {x}, {{"dim", d}, {"start", int64_t{0}}, {"end", count * size}});
+           dims = c.sym(x);
+         }
+         std::vector<int64_t> shape = c.shape(x);
+         shape[d] = count;
+         shape.insert(shape.begin() + d + 1, size);
+         dims[d] = is_digits(dims[d]) ? std::to_string(count)
+                                      : "((" + dims[d] + ")//" + std::to_string(size) + ")";
+         dims.insert(dims.begin() + d + 1, std::to_string(size));
+         x = c.shaped("reshape", {x}, {{"shape", shape}}, dims);
+         if (d == rank - 1) return x;  // the window dim is last already
+         std::vector<int64_t> order;
+         for (int64_t i = 0; i <= rank; ++i)
+           if (i != d + 1) order.push_back(i);
+         order.push_back(d + 1);
+         return c.op("permute", {x}, {{"dims", order}});
        }},
       {"aten::repeat",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
@@ -627,11 +725,24 @@ const std::map<std::string, Rule>& rules() {
          ValueId y = c.op("sum", {c.op("mul", {t, x2_row})}, {{"dim", std::vector<int64_t>{-1}}});
          return in.size() > 3 ? c.op("add", {y, in[3]}) : y;
        }},
-      {"aten::diag",  // a vector's diagonal matrix: a[i] kept where i == j
+      {"aten::diag",  // a vector's diagonal matrix (a[i] kept where i == j), a matrix's diagonal
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
-         if (c.rank(in.at(0)) != 1 || (args.count("diagonal") && args.at("diagonal") != 0))
-           throw IrError("diag of a matrix, or off the main diagonal, is not supported");
+         const int64_t offset = static_cast<int64_t>(number(args, "diagonal", 0));
+         if (c.rank(in.at(0)) == 2) return diagonal(c, in[0], offset, 0, 1);
+         if (c.rank(in[0]) != 1 || offset != 0)
+           throw IrError("diag of a vector off the main diagonal is not supported");
          return diagonal_matrices(c, in[0]);
+       }},
+      {"aten::diagonal",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         return diagonal(c, in.at(0), static_cast<int64_t>(number(args, "offset", 0)),
+                         static_cast<int64_t>(number(args, "dim1", 0)),
+                         static_cast<int64_t>(number(args, "dim2", 1)));
+       }},
+      {"aten::trace",  // the sum of a matrix's main diagonal
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         if (c.rank(in.at(0)) != 2) throw IrError("trace of a tensor that is not a matrix");
+         return c.op("sum", {diagonal(c, in[0], 0, 0, 1)}, {{"dim", std::vector<int64_t>{0}}});
        }},
       {"aten::linear",  // weights the program reads itself (nn.MultiheadAttention's in_proj):
                         // x @ w.T + b; a Linear module's call is one linear node instead
@@ -743,6 +854,38 @@ const std::map<std::string, Rule>& rules() {
          return c.op("where", {in.at(0), self ? *self : c.constant(args.at("self"), dtype),
                                other ? *other : c.constant(args.at("other"), dtype)});
        }},
+      {"drtriton::clamp_tensor",  // clamp with tensor bounds: maximum, then minimum
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         size_t next = 1;  // the tensor bounds, in order; a missing one is a null argument
+         ValueId x = in.at(0);
+         if (!args.count("min")) x = c.op("maximum", {x, in.at(next++)});
+         if (!args.count("max")) x = c.op("minimum", {x, in.at(next++)});
+         return x;
+       }},
+      {"drtriton::pow_scalar_base",  // b ** x = exp(x ln b) for a base b > 0
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         const double base = std::get<double>(coerce_number(args.at("self")));
+         if (!(base > 0)) throw IrError("pow of a base <= 0 is not supported");
+         return c.op("exp", {c.scalar("mul_scalar", in.at(0), std::log(base))});
+       }},
+      {"drtriton::pow_tensor",  // x ** y elementwise: exp(y ln x), its sign and edges PyTorch's
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0), y = in.at(1);
+         // A negative base takes an integer exponent (|x| ** y, negated for an odd one); with
+         // any other, ln x is NaN and so is the result, as PyTorch's.
+         ValueId integral = c.op("eq", {y, c.op("floor", {y})});
+         ValueId halves =
+             c.scalar("mul_scalar", c.op("floor", {c.scalar("mul_scalar", y, 0.5)}), 2.0);
+         ValueId odd = c.scalar("eq_scalar", c.op("sub", {y, halves}), 1.0);
+         ValueId base = c.op("where", {integral, c.op("abs", {x}), x});
+         ValueId a = c.op("exp", {c.op("mul", {y, c.op("log", {base})})});
+         ValueId r = c.op("where", {c.scalar("lt_scalar", x, 0.0),
+                                    c.op("where", {odd, c.op("neg", {a}), a}), a});
+         // x ** 0 and 1 ** y are 1, NaN or not
+         ValueId one = c.constant(1.0, a);
+         r = c.op("where", {c.scalar("eq_scalar", y, 0.0), one, r});
+         return c.op("where", {c.scalar("eq_scalar", x, 1.0), one, r});
+       }},
       {"aten::log1p", [](Composer& c, const std::vector<ValueId>& in,
                          const std::map<std::string, json>&) { return log1p(c, in.at(0)); }},
       {"aten::expm1", [](Composer& c, const std::vector<ValueId>& in,
@@ -762,6 +905,10 @@ const std::map<std::string, Rule>& rules() {
       {"aten::log2",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
          return c.scalar("mul_scalar", c.op("log", {in.at(0)}), 1.0 / std::log(2.0));
+       }},
+      {"aten::exp2",  // exp(x ln 2): the rounding of x ln 2 is the condition of exp2 itself
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.op("exp", {c.scalar("mul_scalar", in.at(0), std::log(2.0))});
        }},
       {"aten::log10",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {

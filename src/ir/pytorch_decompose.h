@@ -1,12 +1,15 @@
-// aten calls that have no operator of their own but are a few of ours: the losses (MSE,
-// smooth L1, Huber, KL divergence, triplet margin), cosine similarity, the activations
-// log_sigmoid, hardshrink, softshrink, threshold, celu and prelu, linalg_norm, masked_fill, einsum
-// (permutes around one matmul where it is one, else a product and a sum), and F.linear and
-// F.layer_norm on weights no module owns (a transpose and a matmul; means and a reciprocal square
-// root). pytorch_import asks here before it reports a call as unsupported; the composed values get
+// aten calls that have no operator of their own but are a few of ours: the losses (MSE, L1,
+// smooth L1, Huber, KL divergence, triplet margin, cross entropy with label smoothing or
+// class probabilities), cosine similarity, the activations log_sigmoid, hardshrink,
+// softshrink, threshold, celu and prelu, clamp with tensor bounds, powers of a tensor
+// exponent or a number base, diagonals and trace, unfold into patches, linalg_norm,
+// masked_fill, einsum (permutes around one matmul where it is one, else a product and a
+// sum), and F.linear and F.layer_norm on weights no module owns (a transpose and a matmul;
+// means and a reciprocal square root).
+// pytorch_import asks here before it reports a call as unsupported; the composed values get
 // symbolic shapes from their inputs, so the solution still runs on other input sizes. Calls
-// composed nowhere here may still be traced through torch's own decompositions (drtriton convert
-// asks the frontend for that on an ImportError).
+// composed nowhere here may still be traced through torch's own decompositions (drtriton
+// convert asks the frontend for that on an ImportError).
 #pragma once
 
 #include <map>

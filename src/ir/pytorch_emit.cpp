@@ -520,6 +520,8 @@ class Emitter {
           throw std::logic_error("internal: template " + tmpl + " names unknown attribute " + name);
         std::string text = constructor && spec->is_size ? size_constant(node, *spec)
                                                         : attr_literal(*spec, node.attrs.at(name));
+        if (is_integer_clamp(g_, node))
+          text = std::to_string(static_cast<int64_t>(attr_float(node.attrs, name)));
         DType dtype;
         if (name == "dtype" && parse_dtype(attr_str(node.attrs, name), &dtype))
           text = dtype_torch_name(dtype);

@@ -278,6 +278,18 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
     c.target = "drtriton::where_scalar";  // torch.where(mask, x, 0.0): composed with constants
     return;
   }
+  if (t == "aten::pow" && (c.refs.size() == 2 || c.consts.count("self"))) {
+    // x ** y of two tensors, b ** x of a number: composed (our pow takes a number exponent)
+    c.target = c.refs.size() == 2 ? "drtriton::pow_tensor" : "drtriton::pow_scalar_base";
+    return;
+  }
+  if (t == "aten::clamp" && c.refs.size() > 1) {  // torch.clamp(x, min=lo_tensor, max=hi)
+    for (const char* bound : {"min", "max"})
+      if (c.consts.count(bound) && !c.consts[bound].is_null())
+        throw Unsupported("clamp with one tensor bound and one number is not supported");
+    c.target = "drtriton::clamp_tensor";
+    return;
+  }
   if (t == "aten::bitwise_not" && c.refs.size() == 1 &&
       type_at(types, c.refs[0]).dtype == DType::Bool) {  // ~mask
     c.target = "aten::logical_not";
@@ -417,6 +429,26 @@ bool map_factory(Call& c, const std::map<std::string, TensorType>& types) {
   return true;
 }
 
+// PyTorch's promotion in arithmetic: an integer or bool tensor beside a floating one is
+// computed in the floating one's dtype (x / mask.sum(1), x + idx). Our arithmetic takes
+// floats only, so such an input is cast first.
+void promote_to_floating(Graph& g, Op op, std::vector<ValueId>& ins, const std::string& name) {
+  const OpSchema& s = op_schema(op);
+  if (s.category != Category::Binary || s.any_dtype || op == Op::Where) return;
+  std::optional<DType> floating;
+  for (ValueId in : ins)
+    if (is_floating(g.value(in).type.dtype)) floating = g.value(in).type.dtype;
+  if (!floating) return;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Value& v = g.value(ins[i]);
+    if (is_floating(v.type.dtype)) continue;
+    std::vector<std::string> dims = v.sym_shape;
+    ins[i] = g.add_node(Op::Cast, {ins[i]}, {{"dtype", std::string(dtype_name(*floating))}}, "",
+                        name + "_promoted" + std::to_string(i));
+    if (!dims.empty()) g.set_sym_shape(ins[i], dims);
+  }
+}
+
 // Pick the operator and attributes for one functional aten call. Arguments not taken as
 // attributes must be at their schema defaults; anything else is reported, not dropped.
 struct Mapped {
@@ -499,7 +531,6 @@ Mapped map_call(Call& c, const std::map<std::string, TensorType>& types) {
     c.consts["dim"] = dim.is_null() ? all_dims(c.refs[0]) : dim;
   } else if (t == "aten::clamp") {
     json lo = take("min"), hi = take("max");
-    if (c.refs.size() > 1) throw Unsupported("clamp with tensor bounds is not supported");
     if (lo.is_null() == hi.is_null()) {
       schema = &op_named("clamp");
     } else {
@@ -989,8 +1020,9 @@ Graph import_traced(const json& traced) {
         if (it == tuple_calls.end()) throw Unsupported("indexing a value that is not a tuple");
         const std::string& tuple_target = calls[it->second].target;
         const bool moments = tuple_target == "aten::var_mean" || tuple_target == "aten::std_mean";
+        const bool extreme = tuple_target == "aten::max" || tuple_target == "aten::min";
         if (index != 0 && tuple_target != "aten::broadcast_tensors" &&
-            tuple_target != "aten::unbind" && !is_split(tuple_target) && !moments)
+            tuple_target != "aten::unbind" && !is_split(tuple_target) && !moments && !extreme)
           throw Unsupported("element " + std::to_string(index) + " of " + calls[it->second].target +
                             " (the indices) is not supported");
         Call inner = calls[it->second];
@@ -1008,10 +1040,13 @@ Graph import_traced(const json& traced) {
           inner.target = "aten::select";
           inner.consts["index"] = index;
         }
+        // (values, indices) of max(x, dim): the indices are argmax's (the first extreme's)
+        if (extreme && index == 1)
+          inner.target = tuple_target == "aten::max" ? "aten::argmax" : "aten::argmin";
         if (moments) {  // (var or std, mean) of var_mean(x, dim, correction, keepdim)
           inner.target =
               index == 0 ? inner.target.substr(0, inner.target.size() - 5) : "aten::mean";
-          if (index == 1) inner.consts.erase("correction");
+          if (index == 1) inner.consts.erase("correction"), inner.consts.erase("unbiased");
         }
         if (is_split(inner.target)) split_piece(inner, index, type_of);
         m = map_call(inner, type_of);
@@ -1058,6 +1093,7 @@ Graph import_traced(const json& traced) {
         } else {
           std::vector<ValueId> ins = ids_of(m.inputs);
           if (pre_pad) ins.at(0) = add_pad(g, ins.at(0), *pre_pad, out_name + "_pad");
+          promote_to_floating(g, m.op, ins, out_name);
           id = g.add_node(m.op, ins, m.attrs, module, out_name);
         }
       } catch (const IrError& e) {

@@ -90,6 +90,24 @@ TensorType channel_dropout(const Ins& in, Attrs& attrs) {
   return same_shape(in, attrs);
 }
 
+// An integer tensor clamped by a fractional bound is floating in PyTorch; drtriton keeps
+// clamp's dtype, so such a bound is refused (bool has no order to clamp by).
+TensorType clamp_bounds(const Ins& in, Attrs& attrs) {
+  if (in[0].dtype == DType::Bool) fail("input 0 is bool, which clamp cannot order");
+  if (!is_floating(in[0].dtype)) {
+    for (const char* bound : {"min", "max"}) {
+      auto it = attrs.find(bound);
+      if (it == attrs.end()) continue;
+      double v = attr_float(attrs, bound);
+      if (std::floor(v) != v)
+        fail(std::string(bound) + " = " + float_to_string(v) +
+             " is not an integer, and input 0 is " + to_string(in[0]) +
+             " (PyTorch's result would be floating)");
+    }
+  }
+  return in[0];
+}
+
 TensorType broadcast(const Ins& in, Attrs&) {
   require_same_dtype(in);
   TensorType out = in[0];

@@ -12,6 +12,7 @@ using Ins = std::vector<TensorType>;
 // Shapes.
 TensorType same_shape(const Ins& in, Attrs& attrs);
 TensorType channel_dropout(const Ins& in, Attrs& attrs);  // same_shape of an (N, C, ...) input
+TensorType clamp_bounds(const Ins& in, Attrs& attrs);     // same_shape; integer bounds of integers
 TensorType broadcast(const Ins& in, Attrs& attrs);
 TensorType compare(const Ins& in, Attrs& attrs);         // broadcast, bool out
 TensorType compare_scalar(const Ins& in, Attrs& attrs);  // same shape, bool out

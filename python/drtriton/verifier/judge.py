@@ -180,6 +180,19 @@ def _double_attributes(model):
     return model
 
 
+@contextlib.contextmanager
+def _float64_made():
+    """The float64 truth's forward: tensors it makes without a dtype (an attention mask from
+    torch.full, a torch.zeros state) are float64 too, or they would meet float64 weights in
+    float32 (a truth that fails: baddbmm refuses mixed dtypes)."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
 def _to(obj, device, dtype64=False):
     def move(t):
         t = t.to(device)
@@ -381,7 +394,8 @@ class _Judgement:
         with torch.no_grad(), self.gpu_work():
             eager_args = _clone(inputs)
             eager = self.model(*eager_args)
-            truth = self.model64(*_to(inputs, self.device, dtype64=True))
+            with _float64_made():
+                truth = self.model64(*_to(inputs, self.device, dtype64=True))
         return eager, truth, eager_args
 
     # ---- stages
@@ -892,7 +906,8 @@ class _Judgement:
             return "all-equal values through a normalization (rounding noise, not a result)"
         self.model64.load_state_dict(self.state64)
         with torch.no_grad():
-            nudged = self.model64(*self.nudged(inputs, lambda dtype: 1e-7, torch.float64))
+            with _float64_made():
+                nudged = self.model64(*self.nudged(inputs, lambda dtype: 1e-7, torch.float64))
         worst = 0.0
         for a, b in zip(compare.leaves(truth), compare.leaves(nudged)):
             if a.is_floating_point() and a.numel():

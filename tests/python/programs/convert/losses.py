@@ -1,5 +1,6 @@
-"""Losses and cosine similarity: no operator of their own, each composed at import from
-ours (sub, square, abs, where, norm, reductions) with PyTorch's exact formula.
+"""Losses (MSE, L1, smooth L1, Huber, KL divergence, triplet margin) and cosine similarity:
+no operator of their own, each composed at import from ours (sub, square, abs, where, norm,
+reductions) with PyTorch's exact formula.
 # CHECK-NOT: F.mse_loss
 # CHECK-NOT: cosine_similarity(
 """
@@ -22,7 +23,8 @@ class Model(nn.Module):
         kl = F.kl_div(torch.log_softmax(a, dim=1), torch.softmax(b, dim=1), reduction="sum")
         cosine = torch.mean(1 - F.cosine_similarity(a, b, dim=1))
         triplet = F.triplet_margin_loss(a, b, c, margin=0.5)
-        return mse + smooth + huber, kl, cosine, triplet
+        l1 = F.l1_loss(a, b) + F.l1_loss(a, c, reduction="sum")
+        return mse + smooth + huber + l1, kl, cosine, triplet
 
 
 def get_inputs():
