@@ -85,6 +85,11 @@ struct CodegenKnobs {
   // corpus ran 9% faster); or "dynamic", as runtime arguments (one compile serves every
   // shape of the same divisibility).
   std::string sizes = "static";
+  // The input precision of fp32 products on the tensor cores (the attention kernel, a Triton
+  // GEMM): "tf32x3", three TF32 products that come to fp32 FMAs' accuracy, or "ieee", fp32
+  // FMAs (tensor cores idle, slower; convert falls back to it where a tf32x3 solution is
+  // rejected).
+  std::string dot_precision = "tf32x3";
 };
 
 // Other knob settings than the defaults, for candidates that differ in text and speed only
@@ -93,8 +98,14 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng);
 
 // The knob settings `convert --tune` measures against `base`, one knob changed each
 // ("layout", "channels_last"): the other layout, size passing and GEMM routes, a smaller and a
-// larger pointwise block and statistics tile, 4 and 8 warps. Settings equal to base's are left out.
+// larger pointwise block and statistics tile, 4 and 8 warps, fp32 dots in ieee. Settings equal
+// to base's are left out.
 std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base);
+
+// `base` on the most conservative routes, for convert to try where base's solution is
+// rejected: cuBLAS for every product (gemm=library) and fp32 FMAs in the dots left
+// (dot_precision=ieee), the layouts and launches of base.
+CodegenKnobs fallback_knobs(const CodegenKnobs& base);
 
 // Sets the knob `name` ("pointwise_block", "gemm", ...) from its text form, as the command
 // line's `--knob NAME=VALUE` gives it; throws std::invalid_argument naming the knob and

@@ -9,7 +9,8 @@ namespace drtriton::codegen {
 // SDPA makes no matmul library call, so neither does this: both products are tl.dot in
 // three TF32 products ("tf32x3", as the GEMM's: on the tensor cores, and as accurate as fp32
 // FMAs here; Triton's default for fp32 on NVIDIA GPUs, one TF32 product, is far less
-// accurate than the verifier allows, and "ieee" leaves the tensor cores idle). Query, key and value
+// accurate than the verifier allows, and "ieee", the dot_precision knob's other value, leaves
+// the tensor cores idle). Query, key and value
 // are read as expressions, so the views that split heads, and a bias, fuse into the loads; a longer
 // expression is written first, since each key and value is read once per block of query rows.
 void Lowering::lower_attention(const Node& n) {
@@ -70,7 +71,8 @@ void Lowering::lower_attention(const Node& n) {
   k.line("dk = tl.arange(0, BLOCK_D)[:, None]");
   k.line("k_mask = (cols < " + S + ") & (dk < " + E + ")");
   k.line("kt = " + operand(key, at(lead, "cols", "dk"), "k_mask"));  // transposed: [D, N]
-  k.line("s = tl.dot(q, kt, input_precision=\"tf32x3\")");
+  const std::string precision = "input_precision=\"" + options_.knobs.dot_precision + "\"";
+  k.line("s = tl.dot(q, kt, " + precision + ")");
   k.line("s = tl.where(" + (causal ? "(cols < " + S + ") & (cols <= rows)" : "cols < " + S) +
          ", s, float(\"-inf\"))");
   k.line("m_new = tl.maximum(m_i, tl.max(s, 1))");
@@ -81,7 +83,7 @@ void Lowering::lower_attention(const Node& n) {
   k.line("v_mask = (keys < " + S + ") & (dv < " + EV + ")");
   k.line("vb = " + operand(v, at(lead, "keys", "dv"), "v_mask"));
   k.line("scaled = acc * alpha[:, None]");
-  k.line("step = tl.dot(p, vb, input_precision=\"tf32x3\") - comp * alpha[:, None]");
+  k.line("step = tl.dot(p, vb, " + precision + ") - comp * alpha[:, None]");
   k.line("acc = scaled + step");
   k.line("comp = (acc - scaled) - step");
   k.line("m_i = m_new");

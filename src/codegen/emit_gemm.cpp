@@ -66,9 +66,10 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   // pass, which holds a bf16 value exactly, so the products are bf16's (and Triton's
   // interpreter has no bf16 dot).
   std::string dot_type = dtype == DType::F16 ? "tl.float16" : "";
-  std::string precision = dtype == DType::F16    ? ""
-                          : dtype == DType::BF16 ? ", input_precision=\"tf32\""
-                                                 : ", input_precision=\"tf32x3\"";
+  std::string precision = dtype == DType::F16 ? ""
+                          : dtype == DType::BF16
+                              ? ", input_precision=\"tf32\""
+                              : ", input_precision=\"" + options_.knobs.dot_precision + "\"";
   auto operand = [&](const std::string& e, bool loaded, const std::string& mask) {
     // Padding must add nothing: an expression of a masked load need not be 0 there.
     std::string x = loaded && !degenerate ? e : "tl.where(" + mask + ", " + e + ", 0.0)";

@@ -97,14 +97,14 @@ std::string linearize(Kernel& k, const std::vector<std::string>& idx,
 
 std::string load_at(Kernel& k, const std::string& var, const std::string& offset,
                     const std::string& mask, const std::string& other, bool widen) {
-  std::string key = "load " + var + "[" + offset + "] if " + mask;
-  if (const std::string* t = k.find(key)) return *t;
   // An element every lane reads (a broadcast scalar: a constant offset, x[:, 5]'s channel)
-  // is one unmasked scalar load: a block mask needs a block of pointers.
+  // is one unmasked scalar load, whatever the mask: a block mask needs a block of pointers.
+  const bool scalar = is_digits(offset);
+  std::string key = "load " + var + "[" + offset + "]" + (scalar ? "" : " if " + mask);
+  if (const std::string* t = k.find(key)) return *t;
   std::string pointer = offset == "0" ? k.pointer(var) : k.pointer(var) + " + " + offset;
-  std::string load = is_digits(offset)
-                         ? "tl.load(" + pointer + ")"
-                         : "tl.load(" + pointer + ", mask=" + mask + ", other=" + other + ")";
+  std::string load = scalar ? "tl.load(" + pointer + ")"
+                            : "tl.load(" + pointer + ", mask=" + mask + ", other=" + other + ")";
   std::string t = k.assign(widen ? load + ".to(tl.float32)" : load);
   k.remember(key, t);
   return t;

@@ -238,6 +238,9 @@ void check_knobs(const CodegenKnobs& k) {
   if (k.recompute_limit < 0)
     throw std::invalid_argument("codegen: recompute_limit must be at least 0, not " +
                                 std::to_string(k.recompute_limit));
+  if (k.dot_precision != "tf32x3" && k.dot_precision != "ieee")
+    throw std::invalid_argument("codegen: dot_precision must be tf32x3 or ieee, not " +
+                                k.dot_precision);
   if (k.gemm != "auto" && k.gemm != "triton" && k.gemm != "library")
     throw std::invalid_argument("codegen: gemm must be auto, triton or library, not " + k.gemm);
   if (!gemm_tile_caps(k.gemm_tile))
@@ -297,7 +300,15 @@ std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs
     space.push_back({"tile_elements", v});
   for (int warps : {4, 8})
     if (warps != base.num_warps) space.push_back({"num_warps", std::to_string(warps)});
+  if (base.dot_precision != "ieee") space.push_back({"dot_precision", "ieee"});
   return space;
+}
+
+CodegenKnobs fallback_knobs(const CodegenKnobs& base) {
+  CodegenKnobs k = base;
+  k.gemm = "library";
+  k.dot_precision = "ieee";
+  return k;
 }
 
 void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& value) {
@@ -326,6 +337,10 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
     changed.sizes = value;
     allowed = "dynamic or static";
   }
+  if (name == "dot_precision") {
+    changed.dot_precision = value;
+    allowed = "tf32x3 or ieee";
+  }
   if (name == "gemm_tile") {
     changed.gemm_tile = value;
     allowed = "auto or MxNxK (M, N powers of two in 16..256, K in 16..128)";
@@ -345,7 +360,7 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   if (allowed.empty()) {
     throw std::invalid_argument("no knob " + name +
                                 "; the knobs are pointwise_block, tile_elements, num_warps, "
-                                "recompute_limit, gemm, gemm_tile, layout, sizes");
+                                "recompute_limit, gemm, gemm_tile, layout, sizes, dot_precision");
   }
   try {
     codegen::check_knobs(changed);

@@ -401,27 +401,62 @@ ValueId einsum(Composer& c, const std::string& spec, const std::vector<ValueId>&
   std::string eq;
   for (char ch : spec)
     if (ch != ' ') eq += ch;
-  size_t arrow = eq.find("->");
-  if (arrow == std::string::npos || eq.find('.') != std::string::npos)
-    throw IrError("einsum '" + spec + "' is not supported: explicit output, no '...'");
+  const size_t arrow = eq.find("->");
   std::vector<std::string> operands;
+  const std::string inputs = eq.substr(0, arrow);
   for (size_t at = 0;;) {
-    size_t comma = eq.find(',', at);
-    if (comma == std::string::npos || comma > arrow) {
-      operands.push_back(eq.substr(at, arrow - at));
-      break;
-    }
-    operands.push_back(eq.substr(at, comma - at));
+    size_t comma = inputs.find(',', at);
+    operands.push_back(inputs.substr(at, comma == std::string::npos ? comma : comma - at));
+    if (comma == std::string::npos) break;
     at = comma + 1;
   }
-  std::string out = eq.substr(arrow + 2);
+  if (operands.size() != in.size())
+    throw IrError("einsum '" + spec + "' names " + std::to_string(operands.size()) +
+                  " operands, but has " + std::to_string(in.size()));
+  // '...' as letters of its own (capitals the equation does not use), right-aligned across
+  // operands as broadcasting aligns them; without '->' the output is the ellipsis, then the
+  // letters that appear once, in alphabetical order (PyTorch's implicit form).
+  std::string spare;
+  for (char ch = 'Z'; ch >= 'A' && spare.size() < 8; --ch)
+    if (eq.find(ch) == std::string::npos) spare.insert(spare.begin(), ch);
+  size_t ellipsis = 0;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    size_t dots = operands[i].find("...");
+    if (dots == std::string::npos) continue;
+    const int explicit_letters = static_cast<int>(operands[i].size()) - 3;
+    const int covered = c.rank(in[i]) - explicit_letters;
+    if (covered < 0 || static_cast<size_t>(covered) > spare.size())
+      throw IrError("einsum '" + spec + "': operand " + std::to_string(i) + " has rank " +
+                    std::to_string(c.rank(in[i])));
+    ellipsis = std::max(ellipsis, static_cast<size_t>(covered));
+    operands[i].replace(dots, 3, spare.substr(spare.size() - covered));
+  }
+  const std::string broadcast = spare.substr(spare.size() - ellipsis);
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = eq.substr(arrow + 2);
+    size_t dots = out.find("...");
+    if (dots != std::string::npos) out.replace(dots, 3, broadcast);
+  } else {
+    std::string once;
+    for (char ch = 'A'; ch <= 'z'; ++ch) {
+      if (!std::isalpha(static_cast<unsigned char>(ch)) || broadcast.find(ch) != std::string::npos)
+        continue;
+      size_t n = 0;
+      for (const std::string& o : operands) n += std::count(o.begin(), o.end(), ch);
+      if (n == 1) once += ch;
+    }
+    out = broadcast + once;
+  }
+  if (eq.find('.') != std::string::npos &&
+      (out.find('.') != std::string::npos ||
+       std::any_of(operands.begin(), operands.end(),
+                   [](const std::string& o) { return o.find('.') != std::string::npos; })))
+    throw IrError("einsum '" + spec + "': a '.' that is not one '...'");
   for (char ch : out)
     if (std::none_of(operands.begin(), operands.end(),
                      [&](const std::string& o) { return o.find(ch) != std::string::npos; }))
       throw IrError("einsum '" + spec + "': output letter '" + ch + "' is in no operand");
-  if (operands.size() != in.size())
-    throw IrError("einsum '" + spec + "' names " + std::to_string(operands.size()) +
-                  " operands, but has " + std::to_string(in.size()));
   for (size_t i = 0; i < in.size(); ++i) {
     const std::string& o = operands[i];
     if (static_cast<int>(o.size()) != c.rank(in[i]))

@@ -171,6 +171,22 @@ TEST(CodegenKnobs, SetKnobNamesTheValues) {
                           "128X128X32", "128x128x32 "})
     EXPECT_THROW(set_knob(k, "gemm_tile", bad), std::invalid_argument) << bad;
   EXPECT_EQ(k.gemm_tile, "128x256x32");
+  set_knob(k, "dot_precision", "ieee");
+  EXPECT_EQ(k.dot_precision, "ieee");
+  EXPECT_THROW(set_knob(k, "dot_precision", "tf32"), std::invalid_argument);  // too inaccurate
+}
+
+// What convert judges where a solution is rejected: cuBLAS products and fp32 FMAs, the
+// rest of the knobs as given.
+TEST(CodegenKnobs, FallbackKeepsAllButTheProductRoutes) {
+  CodegenKnobs k;
+  k.pointwise_block = 512;
+  k.layout = "channels_last";
+  CodegenKnobs safe = fallback_knobs(k);
+  EXPECT_EQ(safe.gemm, "library");
+  EXPECT_EQ(safe.dot_precision, "ieee");
+  EXPECT_EQ(safe.pointwise_block, 512);
+  EXPECT_EQ(safe.layout, "channels_last");
 }
 
 // gemm_tile caps the GEMM helper's tile; "auto" leaves its choice by element size.

@@ -1,11 +1,11 @@
 """einsum over two operands: permutes around one matmul (a Triton GEMM kernel), whatever the
 letters' order. A 4-d tensor times a matrix, a batched product and attention scores. Other
 forms (three operands, a letter summed in one operand alone) are a product and a sum, one
-statistics kernel.
+statistics kernel. '...' and the implicit output (no '->') are spelled out first.
 # KNOB: gemm=triton
 # CHECK-NOT: torch.einsum
 # CHECK-NOT: torch.matmul(
-# CHECK-COUNT-3: tl.dot(a, b, acc
+# CHECK-COUNT-4: tl.dot(a, b, acc
 """
 import torch
 import torch.nn as nn
@@ -27,7 +27,10 @@ class Model(nn.Module):
         transposed = torch.einsum("bhqd,bhkd->bhkq", q, k)
         weighted = torch.einsum("bhqk,bhkd,bhqd->bhq", scores, k, q)
         row_sums = torch.einsum("bhqd,bhkd->bhq", q, k)
-        return tensor_matrix * 2.0, torch.softmax(scores, dim=-1), transposed, weighted, row_sums
+        broadcast = torch.einsum("...qd,...kd->...qk", q, k)
+        implicit = torch.einsum("bhqd,d", q, self.w[:, 0]) + torch.einsum("...d,...d", q, q)
+        return (tensor_matrix * 2.0, torch.softmax(scores, dim=-1), transposed, weighted, row_sums,
+                broadcast, implicit)
 
 
 def get_inputs():
