@@ -1,0 +1,20 @@
+import math
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.BatchNorm3d(4)
+
+    def forward(self, x):
+        return self.a(x) 
+
+
+def get_inputs():
+    return [torch.randn(2, 4, 3, 4, 5)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,24 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.a = 0.5
+        self.b = 0.2
+        self.pool = nn.AvgPool2d(2)
+
+    def forward(self, x):
+        x = self.conv(x) - self.a
+        x = torch.tanh(x) - self.b
+        return self.pool(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 10, 10)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,19 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.ConvTranspose1d(3, 5, 3, stride=2, padding=1, dilation=2)
+
+    def forward(self, x):
+        return self.c(x)
+
+
+def get_inputs():
+    return [torch.randn(2, 3, 9)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,19 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x):
+        return x / torch.sum(torch.abs(x), dim=1, keepdim=True)
+
+
+def get_inputs():
+    return [torch.randn(4, 9)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,20 @@
+import math
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x):
+        return torch.logsumexp(x, dim=(1, 2))
+
+
+def get_inputs():
+    return [torch.randn(4, 3, 5)]
+
+
+def get_init_inputs():
+    return []

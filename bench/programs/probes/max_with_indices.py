@@ -1,0 +1,21 @@
+import math
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x):
+        v, i = torch.max(x, dim=1)
+        return v * i.float()
+
+
+def get_inputs():
+    return [torch.randn(4, 9)]
+
+
+def get_init_inputs():
+    return []
