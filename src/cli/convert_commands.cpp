@@ -168,7 +168,8 @@ void add_knob_option(CLI::App& command, CodegenKnobs& knobs) {
         }
       },
       "A codegen knob, NAME=VALUE, repeatable: gemm=auto|triton|library (who computes Linear and "
-      "matmul), gemm_tile=auto|MxNxK (a Triton GEMM's largest tile), layout=nchw|channels_last "
+      "matmul), gemm_tile=auto|MxNxK (a Triton GEMM's largest tile), "
+      "layout=auto|nchw|channels_last "
       "(of convolutions), sizes=static|dynamic (kernel sizes as constants or arguments), "
       "dot_precision=tf32x3|ieee (fp32 products in tl.dot), pointwise_block, tile_elements, "
       "num_warps, recompute_limit (docs/cli.md)");

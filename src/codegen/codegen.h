@@ -72,12 +72,14 @@ struct CodegenKnobs {
   // product too small to fill the GPU takes smaller tiles, and the pipeline's stages are
   // fitted to shared memory.
   std::string gemm_tile = "auto";
-  // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", or "channels_last"
-  // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them). The logical
-  // shapes stay NCHW; kernels read a channels-last buffer through its permuted strides,
-  // write the buffers they hand to a convolution channels-last, and the program's outputs
-  // in the reference's contiguous layout.
-  std::string layout = "nchw";
+  // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", "channels_last"
+  // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them), or "auto":
+  // channels-last for a program whose library convolutions are 2-d, ungrouped and some
+  // larger than 1x1, with only elementwise work besides (Lowering::prefers_channels_last),
+  // else NCHW. The logical shapes stay NCHW; kernels read a channels-last buffer through its
+  // permuted strides, write the buffers they hand to a convolution channels-last, and the
+  // program's outputs in the reference's contiguous layout.
+  std::string layout = "auto";
   // How a kernel takes the sizes it reads: "static", as tl.constexpr (a compile per shape,
   // as Inductor's static shapes): index arithmetic then divides by constants, a multiply and
   // a shift, where a runtime divisor costs about 20 instructions (a BatchNorm epilogue

@@ -59,7 +59,10 @@ bool k_contiguous_view(const Node& view, int rank, bool only_last_two);
 // order, and each node either stays an expression or writes a buffer through an emitter.
 class Lowering {
  public:
-  Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {}
+  Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {
+    const std::string& layout = options.knobs.layout;
+    nhwc_ = layout == "channels_last" || (layout == "auto" && prefers_channels_last());
+  }
 
   // The whole solution: lower_graph, then the Python file around its kernels and forward.
   GeneratedSolution run();
@@ -101,7 +104,8 @@ class Lowering {
   }
   // Layout knob: 4-d and 5-d values that read a channels-last buffer are written channels-last
   // (those a convolution takes, or several kernels read), or else NCHW in tiles.
-  bool channels_last() const { return options_.knobs.layout == "channels_last"; }
+  bool channels_last() const { return nhwc_; }
+  bool prefers_channels_last() const;  // layout=auto's choice for this graph
   bool reads_channels_last(ValueId v);
   bool wants_channels_last(ValueId v) {
     int rank = g_.value(v).type.rank();
@@ -245,6 +249,7 @@ class Lowering {
 
   const Graph& g_;
   const CodegenOptions& options_;
+  bool nhwc_ = false;  // convolutions run channels-last (the layout knob, or auto's choice)
   std::map<ValueId, Buffer> buffers_;
   std::map<ValueId, std::string> raw_;  // anchor results before their bias
   std::map<ValueId, std::vector<std::string>> stats_;

@@ -247,6 +247,32 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
   return DType::F32;
 }
 
+// layout=auto: channels-last where Inductor's layout optimization would take it and no
+// kernel after a convolution reads it in NCHW tiles: every library convolution 2-d (3-d ones
+// ran slower channels-last under torch.compile), none grouped with several channels a group
+// (Inductor's exclusion), one at least larger than 1x1 (where cuDNN gains most from NHWC),
+// and every other operator elementwise. torch.compile, channels-last, ran such programs
+// 1.2x to 1.5x faster than the NCHW solutions (nine programs of the corpus in
+// docs/results/corpus_gpu_h200_static_precompile_compile.json; not yet measured here); programs
+// with normalizations, pools or shuffles after a convolution stay NCHW, where whole solutions
+// measured both ways split (docs/results/conv_layout_h200.md).
+bool Lowering::prefers_channels_last() const {
+  bool larger = false;
+  for (const Node& n : g_.nodes()) {
+    const Category c = n.schema().category;
+    if (c == Category::Unary || c == Category::Binary || n.op == Op::Cast || n.op == Op::Clone ||
+        n.op == Op::Contiguous || n.op == Op::Identity)
+      continue;
+    if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
+    if (is_depthwise_conv(n)) continue;  // an expression, not a library call
+    const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
+    if (groups > 1 && attr_int(n.attrs, "in_channels") / groups > 1) return false;
+    for (int64_t k : std::get<std::vector<int64_t>>(n.attrs.at("kernel_size")))
+      larger = larger || k > 1;
+  }
+  return larger;
+}
+
 // Does `v`'s expression read a channels-last buffer (a convolution's result, directly or
 // through elementwise and layout ops)?
 bool Lowering::reads_channels_last(ValueId v) {

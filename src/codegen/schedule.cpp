@@ -231,8 +231,9 @@ void check_knobs(const CodegenKnobs& k) {
   if (k.num_warps != 0 && !power_of_two(k.num_warps, 1, 16))
     throw std::invalid_argument("codegen: num_warps must be 0 or 1, 2, 4, 8, 16, not " +
                                 std::to_string(k.num_warps));
-  if (k.layout != "nchw" && k.layout != "channels_last")
-    throw std::invalid_argument("codegen: layout must be nchw or channels_last, not " + k.layout);
+  if (k.layout != "nchw" && k.layout != "channels_last" && k.layout != "auto")
+    throw std::invalid_argument("codegen: layout must be auto, nchw or channels_last, not " +
+                                k.layout);
   if (k.sizes != "dynamic" && k.sizes != "static")
     throw std::invalid_argument("codegen: sizes must be dynamic or static, not " + k.sizes);
   if (k.recompute_limit < 0)
@@ -289,9 +290,11 @@ std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs
     if (v * 2 <= hi) out.push_back(std::to_string(v * 2));
     return out;
   };
-  std::vector<std::pair<std::string, std::string>> space = {
-      {"layout", base.layout == "nchw" ? "channels_last" : "nchw"},
-      {"sizes", base.sizes == "static" ? "dynamic" : "static"}};
+  // Both explicit layouts where base is auto: one of them gives auto's text, judged once.
+  std::vector<std::pair<std::string, std::string>> space;
+  for (const char* layout : {"nchw", "channels_last"})
+    if (base.layout != layout) space.push_back({"layout", layout});
+  space.push_back({"sizes", base.sizes == "static" ? "dynamic" : "static"});
   for (const char* route : {"triton", "library"})
     if (base.gemm != route) space.push_back({"gemm", route});
   for (const std::string& v : halved_and_doubled(base.pointwise_block, 64, 8192))
@@ -331,7 +334,7 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   }
   if (name == "layout") {
     changed.layout = value;
-    allowed = "nchw or channels_last";
+    allowed = "auto, nchw or channels_last";
   }
   if (name == "sizes") {
     changed.sizes = value;

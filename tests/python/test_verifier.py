@@ -11,6 +11,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import torch
 
 from drtriton.verifier import client, inputs, judge, static_checks
 
@@ -345,6 +346,30 @@ def get_init_inputs():
             assert list(varied) == ["rows"], varied
             assert rows is None or varied["rows"] == [8, rows]
     assert (task.rows, task.features) == (8, 32)
+
+
+def test_redraws_keep_the_domain_the_task_drew():
+    """A tensor drawn within [0, 1] (torch.rand: probabilities, BCE targets) stays there in
+    every set and every timed run's fresh values, one drawn non-negative stays non-negative,
+    and the others take both signs; the structured sets keep their structure inside [0, 1]."""
+    g = torch.Generator().manual_seed(0)
+    unit, positive, real = torch.rand(64, 32), torch.randn(64, 32).abs() * 5, torch.randn(64, 32)
+    assert [inputs.domain_of(t) for t in (unit, positive, real)] == ["unit", "nonneg", "real"]
+    for index, (label, kind, scale) in enumerate(inputs.DISTRIBUTIONS[1:], start=1):
+        u, p, r = (inputs._redraw(t, kind, scale, g) for t in (unit, positive, real))
+        assert 0 <= u.min() and u.max() <= 1, label
+        assert p.min() >= 0, label
+        if kind in ("normal", "uniform"):
+            assert r.min() < 0 < r.max() and u.max() > u.min(), label
+        if kind == "sorted_one_sign":
+            assert bool((u.flatten().diff() >= 0).all()), label
+        if kind == "all_equal":
+            assert u.unique().numel() == 1, label
+    buffers = [unit.clone(), positive.clone(), real.clone()]
+    for run in range(4):
+        inputs.redraw_(buffers, inputs.domains([unit, positive, real]), g, run)
+        assert 0 <= buffers[0].min() and buffers[0].max() <= 1
+        assert buffers[1].min() >= 0 and buffers[2].min() < 0
 
 
 def test_index_bounds_are_checked_before_the_op_runs():

@@ -3,8 +3,11 @@
 Input sets (docs/verifier.md, Correct): each set calls the task's own get_inputs() under a
 fresh seed, so shapes, dtypes and integer inputs are the task's, and then redraws every
 floating-point tensor from one distribution of DISTRIBUTIONS. A tensor the task drew
-non-negative (rand, abs, ...) stays non-negative (the absolute value of the draw), so a
-task computing log or sqrt keeps its domain. Set 0 is the task's own draw, untouched.
+non-negative (abs, ...) stays non-negative (the absolute value of the draw), so a task
+computing log or sqrt keeps its domain; one it drew within [0, 1] (rand, probabilities)
+stays within [0, 1] (the absolute value squashed by x / (1 + x), which keeps order, zeros
+and equal values), so a binary cross entropy's targets or a log(1 - p) keep theirs. Set 0
+is the task's own draw, untouched.
 Besides two families at several scales there are large magnitudes (normal*1e4) and
 structured sets (sorted values of one sign, mostly zero, all equal), which catch kernels that are
 wrong only where values are large or repeat; those are judged only where the reference's
@@ -82,8 +85,24 @@ def tensors_of(obj):
     return []
 
 
-def _draw(shape, kind, scale, generator, nonneg, dtype):
+def domain_of(t):
+    """What the task's draw of `t` keeps: "unit" (within [0, 1]), "nonneg" or "real"."""
+    if not t.is_floating_point() or t.numel() == 0 or t.device.type == "meta" or not bool((t >= 0).all()):
+        return "real"
+    return "unit" if bool((t <= 1).all()) else "nonneg"
+
+
+def _into(x, domain):
+    """Values of any sign moved into `domain` (monotone on each side of 0)."""
+    if domain == "real":
+        return x
+    x = x.abs()
+    return x / (1 + x) if domain == "unit" else x
+
+
+def _draw(shape, kind, scale, generator, domain, dtype):
     """Values of one distribution (on the generator's device), in float32 or float64."""
+    nonneg = domain != "real"
     like = {"generator": generator, "dtype": dtype, "device": generator.device}
     if kind == "uniform":
         x = (torch.rand(shape, **like) * 2 - 1) * scale
@@ -95,34 +114,34 @@ def _draw(shape, kind, scale, generator, nonneg, dtype):
         x = (x.abs() if nonneg else -x.abs()).flatten().sort().values.reshape(shape)
     elif kind == "mostly_zero":
         x = x * (torch.rand(shape, **like) < 0.1)
-    return x.abs() if nonneg else x
+    return _into(x, domain)
 
 
 def _redraw(t, kind, scale, generator):
     if not t.is_floating_point() or t.numel() == 0:
         return t
-    nonneg = bool((t >= 0).all()) if t.device.type != "meta" else False
     dtype = torch.float64 if t.dtype == torch.float64 else torch.float32
-    x = _draw(t.shape, kind, scale, generator, nonneg, dtype)
+    x = _draw(t.shape, kind, scale, generator, domain_of(t), dtype)
     return x.to(dtype=t.dtype, device=t.device).contiguous(memory_format=_memory_format(t))
 
 
-def nonnegative(inputs):
-    """Per tensor of `inputs`: whether the task drew it non-negative (keeps its domain)."""
-    return [bool(t.is_floating_point() and t.numel() and (t >= 0).all()) for t in tensors_of(inputs)]
+def domains(inputs):
+    """Per tensor of `inputs`: the domain its redraws keep (domain_of the task's draw)."""
+    return [domain_of(t) for t in tensors_of(inputs)]
 
 
-def redraw_(buffers, nonneg, generator, run):
-    """Fresh values in place, on the buffers' device: normal and uniform by turns."""
-    for t, positive in zip(tensors_of(buffers), nonneg):
+def redraw_(buffers, kept, generator, run):
+    """Fresh values in place, on the buffers' device: normal and uniform by turns, each
+    tensor in its domain of `kept` (domains of the task's draw)."""
+    for t, domain in zip(tensors_of(buffers), kept):
         if not t.is_floating_point() or t.numel() == 0:
             continue
         if run % 2:
             t.uniform_(-1.0, 1.0, generator=generator)
         else:
             t.normal_(generator=generator)
-        if positive:
-            t.abs_()
+        if domain != "real":
+            t.copy_(_into(t, domain))
 
 
 def _memory_format(t):

@@ -705,7 +705,7 @@ class _Judgement:
             try:
                 for values in itertools.chain([self.sets[1]], varied):
                     args = _to(_clone(values), self.device)
-                    inputs_mod.redraw_(args, inputs_mod.nonnegative(values), generator, shapes)
+                    inputs_mod.redraw_(args, inputs_mod.domains(values), generator, shapes)
                     f = yield Call(self.cand_model, args, apart=False, dry=True)
                     where = "in a forward compiling the kernels ahead"
                     self.check_state(f, "compile", where)
@@ -1087,7 +1087,7 @@ class _Judgement:
 
         # The candidate's timed runs use its own input buffers, with fresh values each run.
         args = self.fill_buffers(self.sets[0])
-        nonneg = inputs_mod.nonnegative(self.sets[0])
+        kept = inputs_mod.domains(self.sets[0])
         generator = torch.Generator(device=self.device).manual_seed(self.random.getrandbits(62))
         samples = []  # (run, inputs, output) of SAMPLED_RUNS runs drawn uniformly (reservoir)
         lock = self.ctx.timer.lock
@@ -1115,7 +1115,7 @@ class _Judgement:
                         if not self.time_again("candidate", times.stats(), attempt):
                             break
                         times, start, attempt = timing.Runs(self.sleep_ms), time.perf_counter(), attempt + 1
-                    inputs_mod.redraw_(args, nonneg, generator, run)
+                    inputs_mod.redraw_(args, kept, generator, run)
                     f = yield Call(self.cand_model, args, check=False)
                     where = f"in timed run {run + 1}"
                     if f.error is not None:
