@@ -351,10 +351,14 @@ def get_init_inputs():
 def test_redraws_keep_the_domain_the_task_drew():
     """A tensor drawn within [0, 1] (torch.rand: probabilities, BCE targets) stays there in
     every set and every timed run's fresh values, one drawn non-negative stays non-negative,
-    and the others take both signs; the structured sets keep their structure inside [0, 1]."""
+    +-1 labels stay +-1 (both of them where the draw is random), and the others take both
+    signs; the structured sets keep their structure inside [0, 1]."""
     g = torch.Generator().manual_seed(0)
     unit, positive, real = torch.rand(64, 32), torch.randn(64, 32).abs() * 5, torch.randn(64, 32)
-    assert [inputs.domain_of(t) for t in (unit, positive, real)] == ["unit", "nonneg", "real"]
+    labels = torch.randint(0, 2, (64,)).float() * 2 - 1
+    assert [inputs.domain_of(t) for t in (unit, positive, real, labels)] == [
+        "unit", "nonneg", "real", (-1.0, 1.0)]
+    assert inputs.domain_of(torch.tensor([-1.0, 1.0])) == "real"  # two values of two draws
     for index, (label, kind, scale) in enumerate(inputs.DISTRIBUTIONS[1:], start=1):
         u, p, r = (inputs._redraw(t, kind, scale, g) for t in (unit, positive, real))
         assert 0 <= u.min() and u.max() <= 1, label
@@ -365,6 +369,10 @@ def test_redraws_keep_the_domain_the_task_drew():
             assert bool((u.flatten().diff() >= 0).all()), label
         if kind == "all_equal":
             assert u.unique().numel() == 1, label
+        y = inputs._redraw(labels, kind, scale, g)
+        assert set(y.unique().tolist()) <= {-1.0, 1.0}, label
+        if kind in ("normal", "uniform"):
+            assert y.unique().numel() == 2, label
     buffers = [unit.clone(), positive.clone(), real.clone()]
     for run in range(4):
         inputs.redraw_(buffers, inputs.domains([unit, positive, real]), g, run)

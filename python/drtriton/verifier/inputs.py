@@ -6,8 +6,9 @@ floating-point tensor from one distribution of DISTRIBUTIONS. A tensor the task 
 non-negative (abs, ...) stays non-negative (the absolute value of the draw), so a task
 computing log or sqrt keeps its domain; one it drew within [0, 1] (rand, probabilities)
 stays within [0, 1] (the absolute value squashed by x / (1 + x), which keeps order, zeros
-and equal values), so a binary cross entropy's targets or a log(1 - p) keep theirs. Set 0
-is the task's own draw, untouched.
+and equal values), so a binary cross entropy's targets or a log(1 - p) keep theirs; one
+that holds two values only (+-1 labels, a 0/1 mask in floats) keeps them (the low one where
+the draw is negative). Set 0 is the task's own draw, untouched.
 Besides two families at several scales there are large magnitudes (normal*1e4) and
 structured sets (sorted values of one sign, mostly zero, all equal), which catch kernels that are
 wrong only where values are large or repeat; those are judged only where the reference's
@@ -85,24 +86,39 @@ def tensors_of(obj):
     return []
 
 
+# A tensor of this many elements or more that holds two values only is labels (+-1 targets,
+# a 0/1 mask in floats): no continuous draw of it would.
+TWO_VALUES_FROM = 8
+
+
 def domain_of(t):
-    """What the task's draw of `t` keeps: "unit" (within [0, 1]), "nonneg" or "real"."""
-    if not t.is_floating_point() or t.numel() == 0 or t.device.type == "meta" or not bool((t >= 0).all()):
+    """What the task's draw of `t` keeps: "real", "nonneg", "unit" (within [0, 1]), or the
+    pair (low, high) of a tensor that holds those two values only."""
+    if not t.is_floating_point() or t.numel() == 0 or t.device.type == "meta":
         return "real"
-    return "unit" if bool((t <= 1).all()) else "nonneg"
+    low, high = t.min().item(), t.max().item()  # no sort: inputs may hold 10^9 values
+    if t.numel() >= TWO_VALUES_FROM and low < high and bool(((t == low) | (t == high)).all()):
+        return (low, high)
+    if not low >= 0:  # NaN too
+        return "real"
+    return "unit" if high <= 1 else "nonneg"
 
 
 def _into(x, domain):
-    """Values of any sign moved into `domain` (monotone on each side of 0)."""
+    """Values of any sign moved into `domain`, in order: a pair takes its low value below 0
+    and its high one elsewhere; [0, 1] and non-negative take the absolute value (squashed by
+    x / (1 + x) into [0, 1])."""
     if domain == "real":
         return x
+    if isinstance(domain, tuple):
+        return torch.where(x < 0, torch.full_like(x, domain[0]), torch.full_like(x, domain[1]))
     x = x.abs()
     return x / (1 + x) if domain == "unit" else x
 
 
 def _draw(shape, kind, scale, generator, domain, dtype):
     """Values of one distribution (on the generator's device), in float32 or float64."""
-    nonneg = domain != "real"
+    nonneg = domain in ("nonneg", "unit")
     like = {"generator": generator, "dtype": dtype, "device": generator.device}
     if kind == "uniform":
         x = (torch.rand(shape, **like) * 2 - 1) * scale
