@@ -171,7 +171,9 @@ json knobs_json(const CodegenKnobs& k) {
           {"recompute_limit", k.recompute_limit},
           {"gemm", k.gemm},
           {"gemm_tile", k.gemm_tile},
-          {"layout", k.layout}};
+          {"layout", k.layout},
+          {"sizes", k.sizes},
+          {"dot_precision", k.dot_precision}};
 }
 
 // Step 3: up to `variants` candidates per traced program with distinct solution text: the

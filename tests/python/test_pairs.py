@@ -17,7 +17,8 @@ BIN = os.environ.get("DRTRITON_BIN", os.path.join(ROOT, "build", "drtriton"))
 FIELDS = {"id": str, "seed": int, "difficulty": int, "ops": list, "program": str,
           "solution": str, "variant": dict, "verdict": dict}
 DEFAULT_KNOBS = {"pointwise_block": 1024, "tile_elements": 4096, "num_warps": 0,
-                 "recompute_limit": 2, "gemm": "auto", "gemm_tile": "auto", "layout": "nchw"}
+                 "recompute_limit": 2, "gemm": "auto", "gemm_tile": "auto", "layout": "auto",
+                 "sizes": "static", "dot_precision": "tf32x3"}
 
 
 def run(*args):
