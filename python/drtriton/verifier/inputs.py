@@ -156,8 +156,13 @@ def redraw_(buffers, kept, generator, run):
             t.uniform_(-1.0, 1.0, generator=generator)
         else:
             t.normal_(generator=generator)
-        if domain != "real":
-            t.copy_(_into(t, domain))
+        if isinstance(domain, tuple):  # in place: a timed run's inputs may fill the GPU
+            low = t < 0
+            t.fill_(domain[1]).masked_fill_(low, domain[0])
+        elif domain == "unit":  # |x| / (1 + |x|) = 1 - 1 / (1 + |x|)
+            t.abs_().add_(1).reciprocal_().neg_().add_(1)
+        elif domain == "nonneg":
+            t.abs_()
 
 
 def _memory_format(t):
