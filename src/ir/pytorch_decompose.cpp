@@ -205,9 +205,14 @@ class Composer {
   int steps_ = 0;
 };
 
-// PyTorch's `reduction` argument as nll_loss's attribute spells it.
+// PyTorch's `reduction` argument of the losses: 0 none, 1 mean (its default), 2 sum.
+int64_t reduction_of(const std::map<std::string, json>& args) {
+  return args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+}
+
+// The same as nll_loss's attribute spells it.
 std::string reduction_name(const std::map<std::string, json>& args) {
-  int64_t r = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+  int64_t r = reduction_of(args);
   if (r < 0 || r > 2) throw IrError("reduction = " + std::to_string(r) + " is not supported");
   return r == 0 ? "none" : r == 1 ? "mean" : "sum";
 }
@@ -565,8 +570,7 @@ const std::map<std::string, Rule>& rules() {
       {"aten::l1_loss",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          ValueId d = c.op("sub", {in.at(0), in.at(1)});
-         int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
-         return c.reduce(c.op("abs", {d}), reduction);
+         return c.reduce(c.op("abs", {d}), reduction_of(args));
        }},
       {"aten::smooth_l1_loss",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
@@ -626,8 +630,7 @@ const std::map<std::string, Rule>& rules() {
          ValueId an = pairwise_distance(c, in.at(0), in.at(2), eps);
          ValueId gap = c.scalar("add_scalar", c.op("sub", {ap, an}), margin);
          ValueId loss = c.op("clamp_min", {gap}, {{"min", 0.0}});
-         int64_t reduction = args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
-         return c.reduce(loss, reduction);
+         return c.reduce(loss, reduction_of(args));
        }},
       // Cross entropy: log_softmax over the class dim, then with class targets nll_loss (a
       // gather of each target's log-probability, reduced), with class probabilities as
@@ -640,8 +643,7 @@ const std::map<std::string, Rule>& rules() {
          ValueId x = in[0], target = in[1];
          const std::vector<int64_t> classes = {c.rank(x) == 1 ? 0 : 1};
          const double e = number(args, "label_smoothing", 0.0);
-         const int64_t reduction =
-             args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
+         const int64_t reduction = reduction_of(args);
          ValueId logp = c.op("log_softmax", {x}, {{"dim", classes[0]}});
          auto smoothed = [&](ValueId loss) {  // (1 - e) loss + e * -mean(logp) per sample
            ValueId uniform = c.op("neg", {c.op("mean", {logp}, {{"dim", classes}})});
@@ -661,9 +663,7 @@ const std::map<std::string, Rule>& rules() {
          ValueId loss = smoothed(nll_loss(c, logp, target, each));
          loss = c.op("where", {kept, loss, c.constant(0, loss)});
          if (reduction != 1) return c.reduce(loss, reduction);
-         std::vector<int64_t> all(c.rank(kept));
-         for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
-         ValueId count = c.op("cast", {c.op("sum", {kept}, {{"dim", all}})},
+         ValueId count = c.op("cast", {c.reduce(kept, 2)},  // the targets kept, as a float
                               {{"dtype", std::string(dtype_name(c.dtype(loss)))}});
          return c.op("div", {c.reduce(loss, 2), count});
        }},
@@ -974,7 +974,7 @@ const std::map<std::string, Rule>& rules() {
          ValueId loss = c.op("sub", {c.op("mul", {c.scalar("sub_scalar", y, 1.0), log_q}),
                                      c.op("mul", {y, log_p})});
          if (in.size() > 2) loss = c.op("mul", {loss, in.at(2)});  // weight
-         return c.reduce(loss, args.count("reduction") ? args.at("reduction").get<int64_t>() : 1);
+         return c.reduce(loss, reduction_of(args));
        }},
       {"aten::cosine_embedding_loss",  // 1 - cos where y = 1, max(cos - margin, 0) where y = -1
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
@@ -991,7 +991,7 @@ const std::map<std::string, Rule>& rules() {
                             {{"min", 0.0}});
          ValueId loss = c.op("add", {c.op("where", {c.scalar("eq_scalar", y, 1.0), near, zero}),
                                      c.op("where", {c.scalar("eq_scalar", y, -1.0), far, zero})});
-         return c.reduce(loss, args.count("reduction") ? args.at("reduction").get<int64_t>() : 1);
+         return c.reduce(loss, reduction_of(args));
        }},
       {"aten::adaptive_avg_pool1d",  // the 2-d pool of a [N, C, 1, L] view
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {

@@ -104,16 +104,17 @@ def domain_of(t):
     return "unit" if high <= 1 else "nonneg"
 
 
-def _into(x, domain):
-    """Values of any sign moved into `domain`, in order: a pair takes its low value below 0
-    and its high one elsewhere; [0, 1] and non-negative take the absolute value (squashed by
-    x / (1 + x) into [0, 1])."""
-    if domain == "real":
-        return x
+def _into_(x, domain):
+    """Values of any sign moved into `domain`, in order and in place (a timed run's inputs
+    may fill the GPU): a pair takes its low value below 0 and its high one elsewhere; [0, 1]
+    and non-negative take the absolute value, squashed into [0, 1] by
+    |x| / (1 + |x|) = 1 - 1 / (1 + |x|)."""
     if isinstance(domain, tuple):
-        return torch.where(x < 0, torch.full_like(x, domain[0]), torch.full_like(x, domain[1]))
-    x = x.abs()
-    return x / (1 + x) if domain == "unit" else x
+        low = x < 0
+        return x.fill_(domain[1]).masked_fill_(low, domain[0])
+    if domain == "unit":
+        return x.abs_().add_(1).reciprocal_().neg_().add_(1)
+    return x.abs_() if domain == "nonneg" else x
 
 
 def _draw(shape, kind, scale, generator, domain, dtype):
@@ -130,7 +131,7 @@ def _draw(shape, kind, scale, generator, domain, dtype):
         x = (x.abs() if nonneg else -x.abs()).flatten().sort().values.reshape(shape)
     elif kind == "mostly_zero":
         x = x * (torch.rand(shape, **like) < 0.1)
-    return _into(x, domain)
+    return _into_(x, domain)  # x is a fresh draw
 
 
 def _redraw(t, kind, scale, generator):
@@ -156,13 +157,7 @@ def redraw_(buffers, kept, generator, run):
             t.uniform_(-1.0, 1.0, generator=generator)
         else:
             t.normal_(generator=generator)
-        if isinstance(domain, tuple):  # in place: a timed run's inputs may fill the GPU
-            low = t < 0
-            t.fill_(domain[1]).masked_fill_(low, domain[0])
-        elif domain == "unit":  # |x| / (1 + |x|) = 1 - 1 / (1 + |x|)
-            t.abs_().add_(1).reciprocal_().neg_().add_(1)
-        elif domain == "nonneg":
-            t.abs_()
+        _into_(t, domain)
 
 
 def _memory_format(t):
