@@ -88,26 +88,34 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
     };
   } else if (kind == "welford") {
     // Counts, means and sums of squared deviations: Welford's update in each lane, Chan's
-    // formula across lanes and chunks.
+    // formula across lanes and chunks. Each lane works on its values less its first one (the
+    // shift): rows of values close together (std far below the mean) keep their digits.
     auto count = std::make_shared<std::string>();
-    std::string cnt = "cnt" + tag, mean = "mean" + tag, m2 = "m2" + tag;
-    a.init = [&k, count, cnt, mean, m2] {
+    std::string cnt = "cnt" + tag, mean = "mean" + tag, m2 = "m2" + tag, shift = "shift" + tag;
+    a.init = [&k, count, cnt, mean, m2, shift] {
       *count = k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
-      k.line(cnt + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-      k.line(mean + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
-      k.line(m2 + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      for (const std::string& acc : {cnt, mean, m2, shift})
+        k.line(acc + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
     };
-    a.update = [&k, cnt, mean, m2](const std::string& x) {
+    a.update = [&k, cnt, mean, m2, shift](const std::string& x) {
+      k.line(shift + " = tl.where(m & (" + cnt + " == 0), " + x + ", " + shift + ")");
       k.line(cnt + " = " + cnt + " + m.to(tl.float32)");
-      std::string delta = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
+      std::string y = k.assign(x + " - " + shift);
+      std::string delta = k.assign("tl.where(m, " + y + " - " + mean + ", 0.0)");
       k.line(mean + " = " + mean + " + " + delta + " / tl.maximum(" + cnt + ", 1.0)");
-      k.line(m2 + " = " + m2 + " + " + delta + " * tl.where(m, " + x + " - " + mean + ", 0.0)");
+      k.line(m2 + " = " + m2 + " + " + delta + " * tl.where(m, " + y + " - " + mean + ", 0.0)");
     };
-    a.lanes = [&k, count, cnt, mean, m2] {
-      std::string all = k.assign("tl.sum(" + cnt + " * " + mean + ", axis=1)[:, None] / " + *count);
-      std::string d = k.assign(mean + " - " + all);
+    a.lanes = [&k, count, cnt, mean, m2, shift] {
+      // The lanes' means relative to one reference near them all, the shifts' average.
+      std::string ref =
+          k.assign("tl.sum(" + cnt + " * " + shift + ", axis=1)[:, None] / " + *count);
+      std::string lane_mean = k.assign(shift + " - " + ref + " + " + mean);
+      std::string all =
+          k.assign("tl.sum(" + cnt + " * " + lane_mean + ", axis=1)[:, None] / " + *count);
+      std::string d = k.assign(lane_mean + " - " + all);
       return std::vector<std::string>{
-          *count, all, lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d)};
+          *count, k.assign(ref + " + " + all),
+          lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d)};
     };
     a.identity = {"0.0", "0.0", "0.0"};
     a.combine = [](Kernel& c, const std::vector<std::string>& p) {
@@ -303,7 +311,7 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   bool splittable = std::none_of(kinds.begin(), kinds.end(), [](const auto& kind) {
     return kind.first == "prod" || kind.first == "argmax" || kind.first == "argmin";
   });
-  bool split = splittable && split_rows(plan.traced_rows, plan.traced_cols);
+  bool split = splittable && split_rows(plan.traced_rows, plan.traced_cols, plan.rows_contiguous);
 
   const Node& n = *stats[0].node;
   std::string base = "k" + std::to_string(kernels_.size()) + "_" + n.schema().name;
@@ -364,7 +372,14 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
     return vars;
   };
   // Tiles of about knobs.tile_elements (4096): whole rows when they fit, several rows when short.
-  forward_.push_back(tile_line(plan.rows_contiguous, rows_py, cols_py));
+  // Welford's accumulators (count, mean, m2, shift in each lane) take a quarter of that: on
+  // an H100 a variance over rows of 1024 ran 1.20 ms in 4096-element tiles (three
+  // accumulators), 0.81 in 1024 (bench/knob_sweep.py, docs/results/corpus_gpu_h100_compile.md).
+  bool welford = std::any_of(kinds.begin(), kinds.end(),
+                             [](const auto& kind) { return kind.first == "welford"; });
+  forward_.push_back(
+      tile_line(plan.rows_contiguous, rows_py, cols_py,
+                welford && !plan.rows_contiguous ? options_.knobs.tile_elements / 4 : 0));
   if (!split) {
     std::vector<std::vector<std::string>> vars = store_results(k, part);
     finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
@@ -642,7 +657,8 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     if (dims[i] != rank - static_cast<int>(dims.size() - i)) return false;
   ReducePlan plan = plan_dims(in, dims);
   bool fits = row_fits(plan.traced_cols);
-  if (wants_channels_last(in) || (!fits && split_rows(plan.traced_rows, plan.traced_cols)))
+  if (wants_channels_last(in) ||
+      (!fits && split_rows(plan.traced_rows, plan.traced_cols, plan.rows_contiguous)))
     return false;
   const bool reduction = n.schema().category == Category::Reduction;
   std::set<ValueId> values, made;  // made: the statistics' own values

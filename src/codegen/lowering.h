@@ -88,7 +88,7 @@ class Lowering {
   ElementwiseRegion elementwise_region(ValueId v);
   bool reduced_in_one_expression(ValueId v);
   bool read_by_window(ValueId v);
-  bool reads_window(ValueId v);
+  bool reads_window(ValueId v, bool pools = true);
   // A convolution whose output channels each read one input channel (groups = in_channels:
   // depthwise; or one input channel) over at most kMaxConvWindow positions: an expression,
   // a window like a pool's (emit_depthwise_conv), not a library call.

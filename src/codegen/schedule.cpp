@@ -22,13 +22,20 @@ std::string channel_block_line(const std::string& channels) {
   return "BLOCK_C = min(32, triton.next_power_of_2(" + channels + "))";
 }
 
-bool split_rows(int64_t traced_rows, int64_t traced_cols) {
-  return traced_rows < 1024 && traced_cols >= 8192;
+// The rows of one program of _tile_rows (those of _tile, over rows 8192 long or more: one).
+constexpr int64_t kOuterTileRows = 64;
+
+bool split_rows(int64_t traced_rows, int64_t traced_cols, bool rows_contiguous) {
+  int64_t programs =
+      rows_contiguous ? (traced_rows + kOuterTileRows - 1) / kOuterTileRows : traced_rows;
+  return programs < 1024 && traced_cols >= 8192;
 }
 
-std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols) {
+std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols,
+                      int64_t elements) {
+  std::string fewer = elements > 0 ? ", " + std::to_string(elements) : "";
   return "BLOCK_M, BLOCK_R = " + std::string(rows_contiguous ? "_tile_rows" : "_tile") + "(" +
-         rows + ", " + cols + ")";
+         rows + ", " + cols + fewer + ")";
 }
 
 std::string row_tile_line(const std::string& rows, const std::string& cols) {
@@ -90,14 +97,12 @@ std::string attention_blocks_line(const std::string& rows, const std::string& ke
 std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
   std::string tile = std::to_string(knobs.tile_elements);
   if (name == "_tile")
-    return "def _tile(rows, cols):\n"
-           "    \"\"\"Row tiles of about " +
-           tile +
-           " elements: BLOCK_R covers a row up to 1024, BLOCK_M rows.\"\"\"\n"
+    return "def _tile(rows, cols, elements=" + tile +
+           "):\n"
+           "    \"\"\"Row tiles of about `elements`: BLOCK_R covers a row up to 1024, BLOCK_M "
+           "rows.\"\"\"\n"
            "    block_r = min(triton.next_power_of_2(max(cols, 1)), 1024)\n"
-           "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), " +
-           tile +
-           " // block_r))\n"
+           "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), elements // block_r))\n"
            "    return block_m, block_r\n";
   // An eighth of the tile (64 rows by 8 columns): rows next to each other in memory are
   // read a few columns at a time, as Inductor's outer reductions read them; 64 by 64 held
@@ -109,8 +114,12 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    \"\"\"Tiles of about " +
            outer_tile +
            " elements over rows that lie next to each other in memory: BLOCK_M\n"
-           "    covers up to 64 of them.\"\"\"\n"
-           "    block_m = min(triton.next_power_of_2(max(rows, 1)), 64)\n"
+           "    covers up to " +
+           std::to_string(kOuterTileRows) +
+           " of them.\"\"\"\n"
+           "    block_m = min(triton.next_power_of_2(max(rows, 1)), " +
+           std::to_string(kOuterTileRows) +
+           ")\n"
            "    block_r = max(1, min(triton.next_power_of_2(max(cols, 1)), " +
            outer_tile +
            " // block_m))\n"

@@ -26,11 +26,14 @@ std::string pointwise_block(const CodegenKnobs& knobs);
 std::string channel_block_line(const std::string& channels);
 
 // Whether a statistics kernel splits its rows into column chunks, from the traced sizes:
-// fewer rows than a GPU has room for, each long.
-bool split_rows(int64_t traced_rows, int64_t traced_cols);
-// The forward's line that sets a row tile's BLOCK_M and BLOCK_R (about knobs.tile_elements):
-// _tile_rows when consecutive rows are consecutive in memory, else _tile.
-std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols);
+// fewer programs than a GPU has room for (a program a row, or 64 rows next to each other in
+// memory), each over a long row.
+bool split_rows(int64_t traced_rows, int64_t traced_cols, bool rows_contiguous);
+// The forward's line that sets a row tile's BLOCK_M and BLOCK_R (about knobs.tile_elements,
+// or `elements` where given): _tile_rows when consecutive rows are consecutive in memory,
+// else _tile.
+std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols,
+                      int64_t elements = 0);
 // Whole rows of a one-pass normalization (lower_in_one_pass): whether a row of the traced
 // length fits in a tile (in registers), and the forward's line that sets BLOCK_M, BLOCK_R.
 bool row_fits(int64_t traced_cols);

@@ -301,6 +301,27 @@ ValueId repeat_interleave(Composer& c, ValueId x, int64_t r, const json& dim_arg
   return copies(c, x, std::vector<int64_t>(rank, 1), inner);
 }
 
+// An adaptive max pool whose output size divides the input's (torch 2.11's trace keeps it
+// whole, 2.13's decomposes it): a max pool whose window and stride are the ratio. Windows of
+// varying size (an output that does not divide) have no drtriton form.
+ValueId adaptive_max_pool(Composer& c, const std::vector<ValueId>& in,
+                          const std::map<std::string, json>& args) {
+  ValueId x = in.at(0);
+  const json& sizes = args.at("output_size");
+  const int n = static_cast<int>(sizes.size());
+  std::vector<int64_t> window;
+  for (int d = 0; d < n; ++d) {
+    int64_t size = c.size(x, c.rank(x) - n + d);
+    int64_t out = sizes[d].is_null() ? size : sizes[d].get<int64_t>();
+    if (out < 1 || size % out != 0)
+      throw IrError("adaptive max pool from " + std::to_string(size) + " to " +
+                    std::to_string(out) + ": windows of different sizes are not supported");
+    window.push_back(size / out);
+  }
+  std::string pool = "max_pool" + std::to_string(n) + "d";
+  return c.op(pool.c_str(), {x}, {{"kernel_size", window}, {"stride", window}});
+}
+
 // Each vector along x's last dim as the diagonal of a square matrix (torch.diag_embed; diag
 // of a vector): x[..., i] kept where i == j, the square following the vector's length.
 ValueId diagonal_matrices(Composer& c, ValueId x) {
@@ -1001,6 +1022,9 @@ const std::map<std::string, Rule>& rules() {
                           {{"output_size", std::vector<int64_t>{1, size.at(0)}}});
          return c.op("squeeze", {y}, {{"dim", std::vector<int64_t>{-2}}});
        }},
+      {"aten::adaptive_max_pool1d", adaptive_max_pool},
+      {"aten::adaptive_max_pool2d", adaptive_max_pool},
+      {"aten::adaptive_max_pool3d", adaptive_max_pool},
       {"aten::linalg_norm",  // the Frobenius (2-) norm over dim, or over everything
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          ValueId x = in.at(0);

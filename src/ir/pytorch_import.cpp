@@ -1049,9 +1049,14 @@ Graph import_traced(const json& traced) {
           if (index == 1) inner.consts.erase("correction"), inner.consts.erase("unbiased");
         }
         if (is_split(inner.target)) split_piece(inner, index, type_of);
-        m = map_call(inner, type_of);
+        composed = is_composed(inner.target);  // (values, indices) of adaptive_max_pool2d
+        if (composed)
+          c = inner;
+        else
+          m = map_call(inner, type_of);
       } else if (((c.target == "aten::max" || c.target == "aten::min") && c.overload == "dim") ||
                  c.target.find("_with_indices") != std::string::npos ||
+                 c.target.rfind("aten::adaptive_max_pool", 0) == 0 ||
                  c.target == "aten::broadcast_tensors" || c.target == "aten::unbind" ||
                  c.target == "aten::var_mean" || c.target == "aten::std_mean" ||
                  is_split(c.target)) {

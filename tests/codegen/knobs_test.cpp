@@ -41,7 +41,7 @@ TEST(CodegenKnobs, DefaultsAreTheCompilersOwnChoices) {
   GeneratedSolution s = compile({});
   EXPECT_EQ(s.kernels, 3);  // the shared value, the row sum, the output
   EXPECT_EQ(count(s.source, "BLOCK=1024"), 2);
-  EXPECT_EQ(count(s.source, "4096 // block_r"), 1);
+  EXPECT_EQ(count(s.source, "def _tile(rows, cols, elements=4096)"), 1);
   EXPECT_EQ(count(s.source, "num_warps"), 0);
 }
 
@@ -58,7 +58,7 @@ TEST(CodegenKnobs, TileElementsSetTheRowTile) {
   CodegenKnobs k;
   k.tile_elements = 16384;
   GeneratedSolution s = compile(k);
-  EXPECT_EQ(count(s.source, "16384 // block_r"), 1);
+  EXPECT_EQ(count(s.source, "def _tile(rows, cols, elements=16384)"), 1);
   EXPECT_EQ(count(s.source, "4096"), 0);
 }
 

@@ -1,12 +1,14 @@
 """Convolutions whose output channels each read one input channel are expressions, windows
-like a pool's, not library calls: a depthwise 3x3 (stride 2, padding 1, bias) fused with the
-batch norm and ReLU after it; a depthwise 5x5 with two outputs a channel (dilation 2) of a
-SiLU of a batch norm, which costs more than the recompute limit and is written first rather
-than recomputed at each of the 25 positions; a 1-d depthwise convolution; a convolution of
-one input channel. The 1x1 convolution between them stays cuDNN's, as does the 9x9 one
-(past 49 positions). A channel of a depthwise output taken by index (`[:, 5]`) reads input
-channel 2 and its weights as scalars. Kernels: the two batch norms' statistics and running statistics, the
-SiLU written, the depthwise 5x5 written for the max pool and sum that both read it.
+like a pool's, not library calls: a depthwise 3x3 (stride 2, padding 1, bias) written by an
+elementwise kernel for the batch norm after it (a statistics kernel does not unroll a
+window); a depthwise 5x5 with two outputs a channel (dilation 2) of a SiLU of a batch norm,
+which costs more than the recompute limit and is written first rather than recomputed at each
+of the 25 positions; a 1-d depthwise convolution; a convolution of one input channel. The
+1x1 convolution between them stays cuDNN's, as does the 9x9 one (past 49 positions). A
+channel of a depthwise output taken by index (`[:, 5]`) reads input channel 2 and its
+weights as scalars. Kernels: the two batch norms' statistics and running statistics, the
+SiLU written, the depthwise 3x3 and 5x5 written for the batch norm and for the max pool and
+sum that both read it.
 # CHECK-COUNT-2: F.conv2d(
 # CHECK-COUNT-1: F.conv1d(
 # CHECK: // 2
