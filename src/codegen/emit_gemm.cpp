@@ -81,7 +81,21 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   const bool compensated = degenerate && dtype == DType::F32;
   k.line("acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
   if (compensated) k.line("comp = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)");
-  k.line("for k0 in range(0, K, BLOCK_K):");
+  // A product whose one reader is its epilogue's tril or triu (tril(A @ B)): a tile that
+  // mask zeroes whole skips the K loop, about half the products of a square matrix.
+  std::string k_end = "K";
+  if (!linear && !degenerate && root != out && users_[out] == 1) {
+    int reader = consumers_[out].at(0);
+    const Node& m = g_.nodes()[reader];
+    if ((m.op == Op::Tril || m.op == Op::Triu) && epilogue_nodes_.count(reader)) {
+      std::string d = std::to_string(attr_int(m.attrs, "diagonal"));
+      std::string zeroed =
+          m.op == Op::Tril ? "n0 - (m0 + BLOCK_M - 1) > " + d : "n0 + BLOCK_N - 1 - m0 < " + d;
+      k.line("k_end = tl.where(" + zeroed + ", 0, K)");
+      k_end = "k_end";
+    }
+  }
+  k.line("for k0 in range(0, " + k_end + ", BLOCK_K):");
   k.push();
   if (tma) {  // each operand's rows past M or N (another batch entry's) are not stored
     k.line("if TMA:");

@@ -653,10 +653,15 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   const Node& n = *stats[0].node;
   ValueId in = n.inputs[0], y = n.output;
   int rank = g_.value(in).type.rank();
+  bool trailing = true;
   for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] != rank - static_cast<int>(dims.size() - i)) return false;
+    trailing = trailing && dims[i] == rank - static_cast<int>(dims.size() - i);
   ReducePlan plan = plan_dims(in, dims);
   bool fits = row_fits(plan.traced_cols);
+  // Rows over a middle dim (an RMS norm or softmax over channels) take the one pass where a
+  // tile holds 32 or more of them, next to each other in memory: its loads run along them.
+  constexpr int64_t kMaxMiddleCols = 128;  // 32 rows of a 4096-element tile
+  if (!trailing && !(plan.rows_contiguous && plan.traced_cols <= kMaxMiddleCols)) return false;
   if (wants_channels_last(in) ||
       (!fits && split_rows(plan.traced_rows, plan.traced_cols, plan.rows_contiguous)))
     return false;
@@ -710,8 +715,8 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   // The element index of a tile of columns `cols` (a line of the kernel sets them).
   auto tile = [&] {
     k.line("m = row_mask & (cols < COLS)");
-    return Index{plan.to_input(row_dims, decompose(k, "cols", plan.reduced)), "m",
-                 "rows * COLS + cols", shape_of(in)};
+    std::vector<std::string> at = plan.to_input(row_dims, decompose(k, "cols", plan.reduced));
+    return trailing ? Index{at, "m", "rows * COLS + cols", shape_of(in)} : Index{at, "m", "", {}};
   };
   std::optional<Index> whole;                                // a row that fits: its one tile
   std::vector<std::vector<std::string>> part(stats.size());  // each statistic's partials
@@ -781,7 +786,8 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   // The output: from the row in registers, or (second loop) from the row read again.
   DType dtype = g_.value(result).type.dtype;
   auto store = [&](const Index& idx) {
-    k.line("tl.store(" + k.pointer(out) + " + rows * COLS + cols, " +
+    std::string offset = trailing ? "rows * COLS + cols" : linearize(k, idx.dims, shape_of(result));
+    k.line("tl.store(" + k.pointer(out) + " + " + offset + ", " +
            rounded(dtype, emit(k, result, idx)) + ", mask=m)");
   };
   if (fits) {

@@ -789,6 +789,13 @@ const std::map<std::string, Rule>& rules() {
            throw IrError("diag of a vector off the main diagonal is not supported");
          return diagonal_matrices(c, in[0]);
        }},
+      {"drtriton::diagonal_matmul",  // diag(v) @ x is v[:, None] * x; x @ diag(v) is x * v
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         const bool left = args.at("diagonal_left").get<bool>();
+         ValueId v = in.at(left ? 0 : 1), x = in.at(left ? 1 : 0);
+         if (left && c.rank(x) > 1) v = c.op("unsqueeze", {v}, {{"dim", int64_t{1}}});
+         return left ? c.op("mul", {v, x}) : c.op("mul", {x, v});
+       }},
       {"aten::diagonal",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          return diagonal(c, in.at(0), static_cast<int64_t>(number(args, "offset", 0)),

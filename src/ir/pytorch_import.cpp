@@ -933,12 +933,36 @@ Graph import_traced(const json& traced) {
     for (const std::string& r : calls[index_of[v]].reads) work.push_back(r);
   }
 
+  // diag(v) @ B is v[:, None] * B and A @ diag(w) is A * w: a vector's diagonal matrix that
+  // only matrix products read is never built (of a product of two such, the first is).
+  std::map<std::string, std::string> diagonal_vector;  // diag's name -> its vector's
+  auto is_product = [](const std::string& t) { return t == "aten::mm" || t == "aten::matmul"; };
+  for (int i = 0; i < count; ++i) {
+    const Call& d = calls[i];
+    std::string name = nodes[i]["name"];
+    if (d.target != "aten::diag" || d.refs.size() != 1 || !live.count(name) ||
+        outputs.count(name) || traced_type(nodes[i]).rank() != 2 ||
+        (d.consts.count("diagonal") && d.consts.at("diagonal") != 0))
+      continue;
+    bool only_products = true;
+    for (int j : readers[name]) {
+      const Call& r = calls[j];
+      only_products =
+          only_products && is_product(r.target) && r.refs.size() == 2 && r.refs[0] != r.refs[1];
+    }
+    if (only_products) diagonal_vector[name] = d.refs[0];
+  }
+  for (const auto& [diag, vector] : std::map(diagonal_vector))
+    for (int j : readers[diag])
+      for (const std::string& r : calls[j].refs)
+        if (r != diag && diagonal_vector.count(r)) diagonal_vector.erase(diag);
+
   std::map<std::string, int> tuple_calls;  // max.dim and friends, read by getitem
   std::set<std::string> emitted_groups;
   for (int i = 0; i < count; ++i) {
     const json& n = nodes[i];
     std::string name = n["name"];
-    if (!live.count(name) || zeros.count(name)) continue;
+    if (!live.count(name) || zeros.count(name) || diagonal_vector.count(name)) continue;
     Call c = calls[i];  // a copy: mapping consumes its arguments
     bool skip = false;
     for (const std::string& r : c.refs) skip = skip || poisoned.count(r) > 0;
@@ -1079,6 +1103,13 @@ Graph import_traced(const json& traced) {
             throw UnsupportedRead("reads the parameter " + param_target[r] +
                                   " outside its module; a module's parameters are its own here");
         canonicalize(c, type_of);  // before asking: a canonical call may be a composed one
+        for (size_t side = 0; side < c.refs.size() && is_product(c.target); ++side) {
+          auto diag = diagonal_vector.find(c.refs[side]);
+          if (diag == diagonal_vector.end()) continue;
+          c.refs[side] = diag->second;
+          c.consts["diagonal_left"] = side == 0;
+          c.target = "drtriton::diagonal_matmul";
+        }
         composed = is_composed(c.target);
         if (!composed) m = map_call(c, type_of);
       }
