@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "codegen/lowering.h"
 
@@ -53,8 +54,9 @@ std::string lane_reduce(Kernel& k, const std::string& how, const std::string& x)
 }
 
 // The accumulator of `kind` in kernel k, its tensors' names ending in `tag` (acc, or mx and
-// se, or cnt, mean and m2; tags tell apart several of a kind).
-Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& tag) {
+// se, or Welford's; tags tell apart several of a kind).
+Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& tag,
+                        bool exact_mean) {
   Accumulator a;
   if (kind == "softmax") {
     // An online softmax: each lane keeps its maximum and its sum of exponentials relative to
@@ -89,23 +91,36 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
   } else if (kind == "welford") {
     // Counts, means and sums of squared deviations: Welford's update in each lane, Chan's
     // formula across lanes and chunks. Each lane works on its values less its first one (the
-    // shift): rows of values close together (std far below the mean) keep their digits.
+    // shift): rows of values close together (std far below the mean) keep their digits. A
+    // mean that is a result itself (`exact_mean`: a mean, a batch norm's running mean) comes
+    // from a compensated (Kahan) sum of the raw values: rebuilt from the shifts it carries
+    // each update's rounding, far above its own where the mean is small beside the spread
+    // (a batch norm's running mean was rejected on an H200); a plain running sum of values
+    // close together loses more. A mean that only centres (a layer norm's) needs neither.
     auto count = std::make_shared<std::string>();
-    std::string cnt = "cnt" + tag, mean = "mean" + tag, m2 = "m2" + tag, shift = "shift" + tag;
-    a.init = [&k, count, cnt, mean, m2, shift] {
+    std::string cnt = "cnt" + tag, mean = "mean" + tag, m2 = "m2" + tag, shift = "shift" + tag,
+                sum = "sum" + tag, lost = "lost" + tag;
+    a.init = [&k, count, cnt, mean, m2, shift, sum, lost, exact_mean] {
       *count = k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
-      for (const std::string& acc : {cnt, mean, m2, shift})
-        k.line(acc + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      for (const std::string& acc : {cnt, mean, m2, shift, sum, lost})
+        if (exact_mean || (acc != sum && acc != lost))
+          k.line(acc + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
     };
-    a.update = [&k, cnt, mean, m2, shift](const std::string& x) {
+    a.update = [&k, cnt, mean, m2, shift, sum, lost, exact_mean](const std::string& x) {
       k.line(shift + " = tl.where(m & (" + cnt + " == 0), " + x + ", " + shift + ")");
       k.line(cnt + " = " + cnt + " + m.to(tl.float32)");
+      if (exact_mean) {
+        std::string term = k.assign("tl.where(m, " + x + ", 0.0) - " + lost);
+        std::string next = k.assign(sum + " + " + term);
+        k.line(lost + " = (" + next + " - " + sum + ") - " + term);
+        k.line(sum + " = " + next);
+      }
       std::string y = k.assign(x + " - " + shift);
       std::string delta = k.assign("tl.where(m, " + y + " - " + mean + ", 0.0)");
       k.line(mean + " = " + mean + " + " + delta + " / tl.maximum(" + cnt + ", 1.0)");
       k.line(m2 + " = " + m2 + " + " + delta + " * tl.where(m, " + y + " - " + mean + ", 0.0)");
     };
-    a.lanes = [&k, count, cnt, mean, m2, shift] {
+    a.lanes = [&k, count, cnt, mean, m2, shift, sum, lost, exact_mean] {
       // The lanes' means relative to one reference near them all, the shifts' average.
       std::string ref =
           k.assign("tl.sum(" + cnt + " * " + shift + ", axis=1)[:, None] / " + *count);
@@ -113,17 +128,26 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
       std::string all =
           k.assign("tl.sum(" + cnt + " * " + lane_mean + ", axis=1)[:, None] / " + *count);
       std::string d = k.assign(lane_mean + " - " + all);
+      std::string shifted = k.assign(ref + " + " + all);
+      // count, mean, m2, and the mean from the shifts: chunks' deviations from each other
+      // are taken between those (one rounding of the mean's size each, not one per lane).
       return std::vector<std::string>{
-          *count, k.assign(ref + " + " + all),
-          lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d)};
+          *count,
+          exact_mean ? k.assign(lane_reduce(k, "sum", sum + " - " + lost) + " / " + *count)
+                     : shifted,
+          lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d), shifted};
     };
-    a.identity = {"0.0", "0.0", "0.0"};
+    a.identity = {"0.0", "0.0", "0.0", "0.0"};
     a.combine = [](Kernel& c, const std::vector<std::string>& p) {
       std::string total = lane_reduce(c, "sum", p[0]);
-      std::string mean = c.assign(lane_reduce(c, "sum", p[0] + " * " + p[1]) + " / " + total);
-      std::string d = c.assign(p[1] + " - " + mean);
+      auto average = [&](const std::string& of) {
+        return c.assign(lane_reduce(c, "sum", p[0] + " * " + of) + " / " + total);
+      };
+      std::string shifted = average(p[3]);
+      std::string d = c.assign(p[3] + " - " + shifted);
       return std::vector<std::string>{
-          total, mean, lane_reduce(c, "sum", p[2] + " + " + p[0] + " * " + d + " * " + d)};
+          total, p[1] == p[3] ? shifted : average(p[1]),
+          lane_reduce(c, "sum", p[2] + " + " + p[0] + " * " + d + " * " + d), shifted};
     };
   } else if (kind == "argmax" || kind == "argmin") {
     bool is_max = kind == "argmax";
@@ -186,6 +210,7 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
 struct AccumulatorPlan {
   std::vector<std::pair<std::string, ValueId>> kinds;  // (kind, input)
   std::vector<size_t> reads;
+  std::set<size_t> exact_means;  // the Welford accumulators whose mean is a result itself
 };
 
 AccumulatorPlan plan_accumulators(const std::vector<Statistic>& stats, ValueId in) {
@@ -205,6 +230,8 @@ AccumulatorPlan plan_accumulators(const std::vector<Statistic>& stats, ValueId i
     size_t at = std::find(plan.kinds.begin(), plan.kinds.end(), key) - plan.kinds.begin();
     if (at == plan.kinds.size()) plan.kinds.push_back(key);
     plan.reads.push_back(at);
+    if (kind == "welford" && (s.what == "mean" || s.what == "batch_norm"))
+      plan.exact_means.insert(at);
   }
   return plan;
 }
@@ -212,8 +239,8 @@ AccumulatorPlan plan_accumulators(const std::vector<Statistic>& stats, ValueId i
 // The accumulators of `kinds` in kernel k. Those of one tensor are acc, or acc0, acc1, ...
 // when there are several; the second of a kind of several tensors (an online softmax,
 // Welford's) takes the tag 1.
-std::vector<Accumulator> make_accumulators(
-    Kernel& k, const std::vector<std::pair<std::string, ValueId>>& kinds) {
+std::vector<Accumulator> make_accumulators(Kernel& k, const AccumulatorPlan& plan) {
+  const auto& kinds = plan.kinds;
   auto one_tensor = [](const std::string& kind) { return kind != "softmax" && kind != "welford"; };
   size_t tensors = std::count_if(kinds.begin(), kinds.end(),
                                  [&](const auto& kind) { return one_tensor(kind.first); });
@@ -225,7 +252,7 @@ std::vector<Accumulator> make_accumulators(
     std::string tag = one_tensor(kind) ? (tensors == 1 ? "" : std::to_string(t++))
                       : before         ? std::to_string(before)
                                        : "";
-    accs.push_back(accumulator(k, kind, tag));
+    accs.push_back(accumulator(k, kind, tag, plan.exact_means.count(i) > 0));
   }
   return accs;
 }
@@ -236,7 +263,7 @@ std::vector<std::string> finish_statistic(Kernel& kk, const std::string& what, c
                                           const std::vector<std::string>& p) {
   std::string eps =
       node.schema().find_attr("eps") ? float_literal(attr_float(node.attrs, "eps")) : "0.0";
-  if (what == "mean") return {p.size() == 3 ? p[1] : kk.assign(p[0] + " / COLS")};
+  if (what == "mean") return {p.size() == 4 ? p[1] : kk.assign(p[0] + " / COLS")};
   if (what == "norm") return {kk.assign("tl.sqrt_rn(" + p[0] + ")")};
   if (what == "rms") return {kk.assign("1.0 / tl.sqrt_rn(" + p[0] + " / COLS + " + eps + ")")};
   if (what == "logsumexp") {  // +inf where the maximum is (its sum is NaN there), as torch's
@@ -328,7 +355,7 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   }
   std::vector<std::string> kidx = decompose(k, "rows", plan.kept);
 
-  std::vector<Accumulator> accs = make_accumulators(k, kinds);
+  std::vector<Accumulator> accs = make_accumulators(k, acc_plan);
   if (std::any_of(kinds.begin(), kinds.end(),
                   [](const auto& kind) { return kind.first == "prod"; }))
     helpers_.insert("_mul");
@@ -372,9 +399,10 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
     return vars;
   };
   // Tiles of about knobs.tile_elements (4096): whole rows when they fit, several rows when short.
-  // Welford's accumulators (count, mean, m2, shift in each lane) take a quarter of that: on
-  // an H100 a variance over rows of 1024 ran 1.20 ms in 4096-element tiles (three
-  // accumulators), 0.81 in 1024 (bench/knob_sweep.py, docs/results/corpus_gpu_h100_compile.md).
+  // Welford's accumulators (count, mean, m2, shift, and a compensated sum for an exact mean, in
+  // each lane) take a quarter of that: on an H100 a variance over rows of 1024 ran 1.20 ms in
+  // 4096-element tiles (three accumulators), 0.81 in 1024 (bench/knob_sweep.py,
+  // docs/results/corpus_gpu_h100_compile.md).
   bool welford = std::any_of(kinds.begin(), kinds.end(),
                              [](const auto& kind) { return kind.first == "welford"; });
   forward_.push_back(
@@ -420,8 +448,8 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   for (size_t a = 0; a < accs.size(); ++a) combined.push_back(accs[a].combine(c, loaded[a]));
   std::vector<std::vector<std::string>> vars = store_results(c, combined);
   finish_kernel(c, {"ROWS", "COLS", "SPLIT"}, {"BLOCK_M", "BLOCK_S"},
-                "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py, "SPLIT"},
-                {"BLOCK_M", split_block()});
+                "(triton.cdiv(" + rows_py + ", BLOCK_C),)", {rows_py, cols_py, "SPLIT"},
+                {"BLOCK_C", split_block()});
   return vars;
 }
 
@@ -533,7 +561,8 @@ void Lowering::lower_statistics(const Node& n) {
   if (!request) throw IrError("codegen: no lowering for " + n.schema().name);
   std::vector<Statistic> stats = {{request->what, &n}};
   // Accumulators of other inputs add registers: a group of several inputs stops at this many
-  // accumulator tensors (an online softmax keeps two, Welford's three).
+  // accumulator tensors (an online softmax keeps two; Welford's four to six, in a quarter of
+  // the tile, count as three).
   constexpr int kMaxTensors = 6;
   auto tensors = [](const std::string& kind) {
     return kind == "welford" ? 3 : kind == "softmax" ? 2 : 1;
@@ -745,7 +774,7 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     AccumulatorPlan acc_plan = plan_accumulators(stats, in);
     k.line("lo = 0");
     k.line("hi = COLS");
-    std::vector<Accumulator> accs = make_accumulators(k, acc_plan.kinds);
+    std::vector<Accumulator> accs = make_accumulators(k, acc_plan);
     for (Accumulator& a : accs) a.init();
     if (fits) {
       k.line("cols = tl.arange(0, BLOCK_R)[None, :]");

@@ -47,7 +47,7 @@ bool row_fits(int64_t traced_cols) {
 }
 
 std::string split_line(const std::string& rows, const std::string& cols) {
-  return "SPLIT, CHUNK = _split(" + rows + ", " + cols + ", BLOCK_M, BLOCK_R)";
+  return "SPLIT, CHUNK, BLOCK_C = _split(" + rows + ", " + cols + ", BLOCK_M, BLOCK_R)";
 }
 
 std::string split_block() {
@@ -136,12 +136,15 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            "    return block_m, block_r\n";
   if (name == "_split")
     return "def _split(rows, cols, block_m, block_r):\n"
-           "    \"\"\"Column chunks of a long reduction over few rows: about 1024 programs in "
-           "all.\"\"\"\n"
+           "    \"\"\"Column chunks of a long reduction over few rows (about 1024 programs in "
+           "all, a chunk\n    four tiles at least), and the rows of one combining program (its "
+           "partials about\n    2048 elements a tensor: 32 rows of 1024 partials spilled "
+           "registers on an H200).\"\"\"\n"
            "    row_blocks = triton.cdiv(rows, block_m)\n"
-           "    split = max(1, min(triton.cdiv(cols, block_r), 1024 // row_blocks, 1024))\n"
+           "    split = max(1, min(triton.cdiv(cols, 4 * block_r), 1024 // row_blocks, 1024))\n"
            "    chunk = triton.cdiv(triton.cdiv(cols, split), block_r) * block_r\n"
-           "    return triton.cdiv(cols, chunk), chunk\n";
+           "    split = triton.cdiv(cols, chunk)\n"
+           "    return split, chunk, max(1, min(block_m, 2048 // triton.next_power_of_2(split)))\n";
   if (name == "_attention_blocks")
     return "def _attention_blocks(rows, keys, head, head_v):\n"
            "    \"\"\"Tiles of the attention kernel: BLOCK_M query rows against BLOCK_N keys, the "

@@ -39,7 +39,8 @@ std::string tile_line(bool rows_contiguous, const std::string& rows, const std::
 bool row_fits(int64_t traced_cols);
 std::string row_tile_line(const std::string& rows, const std::string& cols);
 // The forward's line that sets SPLIT and CHUNK, the column chunks of a split statistics
-// kernel, and the block over SPLIT of the kernel that combines them.
+// kernel, and BLOCK_C, the rows of one program of the kernel that combines them (with
+// split_block, its block over SPLIT).
 std::string split_line(const std::string& rows, const std::string& cols);
 std::string split_block();
 // The block of a one-program kernel over `size` channels: the power of two at or above it.

@@ -116,6 +116,11 @@ def test_case(request, case):
         assert v["checks"]["noop_changed_output"] and all(v["checks"]["noop_changed_output"].values())
         assert v["timing_ms"]["device_kind"] == "cpu-wallclock" and "cpu_timing" in v["flags"]
         assert v["timing_ms"]["candidate"]["median"] > 0 and v["reference_timing"]["eager"]["median"] > 0
+        # each size variation ran, or the verdict says why not
+        varied, skipped = v["checks"]["shape_variation"], v["checks"].get("shape_variation_skipped", {})
+        assert sorted([*varied, *skipped]) == ["down", "up"], v["checks"]
+        if case.name == "honest_tiny_square":
+            assert list(skipped) == ["up"] and "within 1.5x their size" in skipped["up"], skipped
     else:
         assert v["reward"] == {"correct": 0, "speed": None}
         failed = stages.index(v["failed_stage"])

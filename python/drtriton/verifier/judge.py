@@ -696,7 +696,7 @@ class _Judgement:
         if not self.precompiles() or any(isinstance(v, Autotuner) for v in vars(self.cand).values()):
             return
         if self.work and self.work.variations is not None:
-            varied = (values for _, _, values, _, _ in self.work.variations)
+            varied = (values for _, _, values, _, _ in self.work.variations if values is not None)
         else:
             varied = (values for _, _, values in self.varied_inputs())
         generator = torch.Generator(device=self.device).manual_seed(self.random.getrandbits(62))
@@ -1043,7 +1043,9 @@ class _Judgement:
             for direction, varied, values, ref, failed in self.work.variations:
                 yield direction, varied, values, ref and ref.to(self.device), failed
             return
+        seen = set()
         for direction, varied, values in self.varied_inputs():
+            seen.add(direction)
             text = _varied_text(varied)
             # The meta device skips some of PyTorch's checks (a transposed convolution's
             # channel count, an index's bounds): the reference itself runs first, and where it
@@ -1057,6 +1059,13 @@ class _Judgement:
                 continue
             reference = self.set_reference(ran, inputs, f"sizes varied: {text}", True)
             yield direction, varied, values, reference, None
+        limit = inputs_mod.GROWTH_LIMIT[self.device.type]
+        for direction in ("down", "up"):  # said, not left out silently
+            if direction not in seen:
+                yield direction, {}, None, None, (
+                    f"no size constant varies {direction}: none changes the inputs alone, or "
+                    f"none does with the inputs within {limit}x their size and shapes the "
+                    f"reference accepts")
 
     def varied_inputs(self):
         """(direction, {name: [old, new]}, input set) for each direction whose sizes vary, down

@@ -6,7 +6,7 @@ one online softmax for softmax and logsumexp, one Welford accumulator for the va
 the mean, a maximum, a sum of squares): 7 kernels, where they were 13 (and 17 before).
 # CHECK: def k0_batch_norm2d_partial(
 # CHECK: def k0_batch_norm2d_stats(
-# CHECK: SPLIT, CHUNK = _split(
+# CHECK: SPLIT, CHUNK, BLOCK_C = _split(
 # CHECK: def k4_softmax_partial(
 # CHECK: def k4_softmax_stats(
 # CHECK-COUNT-2: _partial(
