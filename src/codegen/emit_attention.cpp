@@ -1,4 +1,6 @@
 // Scaled dot-product attention as one flash-attention kernel.
+#include <algorithm>
+
 #include "codegen/lowering.h"
 
 namespace drtriton::codegen {
@@ -13,11 +15,11 @@ namespace drtriton::codegen {
 // the tensor cores idle). Query, key and value
 // are read as expressions, so the views that split heads, and a bias, fuse into the loads; a longer
 // expression is written first, since each key and value is read once per block of query rows.
-void Lowering::lower_attention(const Node& n) {
+void Lowering::lower_attention(ValueId q, ValueId key, ValueId v, const std::string& scale,
+                               bool causal, ValueId output) {
   constexpr int kInlineCost = 3;  // a library result plus its bias, through any views
-  for (ValueId in : n.inputs)
+  for (ValueId in : {q, key, v})
     if (cost(in) > kInlineCost) materialize(in);
-  ValueId q = n.inputs[0], key = n.inputs[1], v = n.inputs[2];
   for (ValueId in : {q, v}) {
     int64_t head = g_.value(in).type.shape.back();
     if (head > 128)
@@ -61,7 +63,6 @@ void Lowering::lower_attention(const Node& n) {
   // next, and the blocks hold 32 keys (_attention_blocks): a thousand equal values, summed
   // plainly 64 at a time, came to eight times eager's error.
   k.line("comp = tl.zeros([BLOCK_M, BLOCK_DV], tl.float32)");
-  const bool causal = attr_bool(n.attrs, "is_causal");
   // PyTorch's causal mask keeps key j for query i when j <= i (aligned at the top left), so
   // the keys past this block's last row are skipped, and every row keeps key 0.
   k.line(std::string("for n0 in range(0, ") +
@@ -88,21 +89,93 @@ void Lowering::lower_attention(const Node& n) {
   k.line("comp = (acc - scaled) - step");
   k.line("m_i = m_new");
   k.pop();
-  std::vector<std::string> os = shape_of(n.output);
-  DType out_dtype = g_.value(n.output).type.dtype;
+  std::vector<std::string> os = shape_of(output);
+  DType out_dtype = g_.value(output).type.dtype;
   std::string out = alloc(os, out_dtype);
   k.line("tl.store(" + k.pointer(out) + " + " + linearize(k, at(lead, "rows", "dv"), os) + ", " +
          rounded(out_dtype, "acc / l_i[:, None]") + ", mask=(rows < " + L + ") & (dv < " + EV +
          "))");
-  double scale = attr_float(n.attrs, "scale");  // 0: PyTorch's default, 1/sqrt(E)
+  // No scale: PyTorch's default, 1/sqrt(E).
   std::string qk_scale =
-      (scale > 0 ? float_to_string(scale) : qs[r - 1] + " ** -0.5") + " * 1.4426950408889634";
+      "(" + (scale.empty() ? qs[r - 1] + " ** -0.5" : scale) + ") * 1.4426950408889634";
   forward_.push_back(attention_blocks_line(qs[r - 2], ks[r - 2], qs[r - 1], vs[r - 1]));
   std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_D", "BLOCK_DV"};
   finish_kernel(k, {"qk_scale"}, blocks,
                 "(" + product(batch) + " * triton.cdiv(" + qs[r - 2] + ", BLOCK_M),)", {qk_scale},
                 blocks);
-  buffers_[n.output] = {out, true};
+  buffers_[output] = {out, true};
+}
+
+namespace {
+
+// k.transpose(-2, -1), or a permute that swaps the last two dims only.
+bool swaps_last_two(const Graph& g, const Node& n) {
+  const int r = g.value(n.output).type.rank();
+  if (n.op == Op::Transpose) {
+    int64_t a = attr_int(n.attrs, "dim0"), b = attr_int(n.attrs, "dim1");
+    a = a < 0 ? a + r : a;
+    b = b < 0 ? b + r : b;
+    return std::min(a, b) == r - 2 && std::max(a, b) == r - 1;
+  }
+  if (n.op != Op::Permute) return false;
+  std::vector<int64_t> dims = attr_ints(n.attrs, "dims");
+  for (int d = 0; d < r; ++d) {
+    int64_t want = d == r - 2 ? r - 1 : d == r - 1 ? r - 2 : d;
+    if (dims[d] != want && dims[d] != want - r) return false;
+  }
+  return r >= 2;
+}
+
+}  // namespace
+
+// Finds the attention by hand that lower_graph makes one kernel (Attention, lowering.h).
+void Lowering::plan_attention() {
+  auto node_of = [&](ValueId v) -> const Node* {
+    const Value& val = g_.value(v);
+    return val.kind == ValueKind::Node ? &g_.nodes()[val.node] : nullptr;
+  };
+  auto index_of = [&](const Node* n) { return static_cast<int>(n - g_.nodes().data()); };
+  auto product = [](const Node* n) { return n && (n->op == Op::Bmm || n->op == Op::Matmul); };
+  auto read_once = [&](const Node* n) { return users_[n->output] == 1; };
+  for (const Node& pv : g_.nodes()) {
+    if (!product(&pv)) continue;
+    const Node* softmax = node_of(pv.inputs[0]);
+    if (!softmax || softmax->op != Op::Softmax || !read_once(softmax)) continue;
+    const TensorType& probs = g_.value(softmax->output).type;
+    const int r = probs.rank();
+    int64_t dim = attr_int(softmax->attrs, "dim");
+    if (r < 3 || (dim < 0 ? dim + r : dim) != r - 1) continue;
+    std::set<int> inside = {index_of(softmax)};
+    const Node* scores = node_of(softmax->inputs[0]);
+    std::string scale = "1.0";
+    if (scores && (scores->op == Op::MulScalar || scores->op == Op::DivScalar) &&
+        read_once(scores)) {
+      // A number computed from sizes (1 / math.sqrt(k.size(-1))) is computed in forward.
+      auto sym = scores->sym_attrs.find("other");
+      std::string c = sym != scores->sym_attrs.end()
+                          ? dim_var(sym->second)
+                          : float_to_string(attr_float(scores->attrs, "other"));
+      scale = scores->op == Op::MulScalar ? c : "1.0 / " + c;
+      inside.insert(index_of(scores));
+      scores = node_of(scores->inputs[0]);
+    }
+    if (!product(scores) || !read_once(scores)) continue;
+    const Node* kt = node_of(scores->inputs[1]);
+    if (!kt || !swaps_last_two(g_, *kt)) continue;
+    inside.insert(index_of(scores));
+    ValueId q = scores->inputs[0], key = kt->inputs[0], v = pv.inputs[1];
+    const Shape &qs = g_.value(q).type.shape, &ks = g_.value(key).type.shape,
+                &vs = g_.value(v).type.shape;
+    // One batch shape (no broadcasting), fp32, head dims the kernel takes.
+    bool fits = qs.size() == static_cast<size_t>(r) && ks.size() == qs.size() &&
+                vs.size() == qs.size() && std::equal(qs.begin(), qs.end() - 2, ks.begin()) &&
+                std::equal(qs.begin(), qs.end() - 2, vs.begin()) && qs.back() <= 128 &&
+                vs.back() <= 128;
+    for (ValueId x : {q, key, v, pv.output}) fits = fits && g_.value(x).type.dtype == DType::F32;
+    if (!fits) continue;
+    attentions_[index_of(&pv)] = {q, key, v, scale, inside};
+    inside_attention_.insert(inside.begin(), inside.end());
+  }
 }
 
 }  // namespace drtriton::codegen

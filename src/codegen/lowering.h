@@ -204,7 +204,16 @@ class Lowering {
 
   // ---- emit_scan.cpp, emit_attention.cpp ----
   void lower_scan(const Node& n);
-  void lower_attention(const Node& n);
+  // Attention by hand, (q @ k.transpose(-2, -1)) * scale, a softmax over the keys, then
+  // @ v, where nothing else reads the scores: one attention kernel as for an sdpa node.
+  struct Attention {
+    ValueId q, key, v;
+    std::string scale;     // forward's expression
+    std::set<int> inside;  // the scores, their scaling and their softmax
+  };
+  void plan_attention();
+  void lower_attention(ValueId q, ValueId key, ValueId v, const std::string& scale, bool causal,
+                       ValueId out);
 
   // ---- solution.cpp: the Python file ----
   std::string header(const std::string& body);
@@ -266,6 +275,8 @@ class Lowering {
   // (lower_in_one_pass): emit answers every read of it with that variable.
   std::map<ValueId, std::string> row_values_;
   std::set<int> epilogue_nodes_;
+  std::map<int, Attention> attentions_;  // by the index of the product with v
+  std::set<int> inside_attention_;       // every Attention's `inside`
   std::set<std::string> channels_last_;  // forward variables held channels-last in memory
   std::map<ValueId, bool> reads_cl_;
   std::set<std::pair<std::string, std::string>> channels_last_weights_;  // module, format

@@ -35,9 +35,18 @@ void Lowering::lower_graph() {
     }
   }
   for (ValueId v : g_.outputs()) users_[v]++;
+  plan_attention();
 
   for (const Node& n : g_.nodes()) {
     current_node_ = static_cast<int>(&n - g_.nodes().data());
+    if (inside_attention_.count(current_node_)) continue;  // the attention kernel's work
+    auto attention = attentions_.find(current_node_);
+    if (attention != attentions_.end()) {
+      const Attention& a = attention->second;
+      lower_attention(a.q, a.key, a.v, a.scale, /*causal=*/false, n.output);
+      computes_.back().second.insert(a.inside.begin(), a.inside.end());
+      continue;
+    }
     // A statistics kernel does not evaluate a depthwise convolution: its tiles of thousands
     // of elements unrolled the window at each (a 5x5 depthwise convolution, batch norm and
     // SiLU took 32 ms on an H100, eager 2.5), and a normalization reads its input twice.
@@ -51,7 +60,10 @@ void Lowering::lower_graph() {
     switch (category) {
       case Category::Anchor:
         if (n.op == Op::Sdpa) {
-          lower_attention(n);
+          double scale = attr_float(n.attrs, "scale");  // 0: PyTorch's default
+          lower_attention(n.inputs[0], n.inputs[1], n.inputs[2],
+                          scale > 0 ? float_to_string(scale) : "", attr_bool(n.attrs, "is_causal"),
+                          n.output);
         } else if (is_depthwise_conv(n)) {
           // An expression; its input, read at every position of the window, is written
           // first where it costs more than the recompute limit (a SiLU of a batch norm).

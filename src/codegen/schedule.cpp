@@ -99,9 +99,12 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
   if (name == "_tile")
     return "def _tile(rows, cols, elements=" + tile +
            "):\n"
-           "    \"\"\"Row tiles of about `elements`: BLOCK_R covers a row up to 1024, BLOCK_M "
-           "rows.\"\"\"\n"
-           "    block_r = min(triton.next_power_of_2(max(cols, 1)), 1024)\n"
+           "    \"\"\"Row tiles of about `elements`: BLOCK_R covers a row up to " +
+           std::to_string(kMaxTileCols) +
+           ", BLOCK_M rows.\"\"\"\n"
+           "    block_r = min(triton.next_power_of_2(max(cols, 1)), " +
+           std::to_string(kMaxTileCols) +
+           ")\n"
            "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), elements // block_r))\n"
            "    return block_m, block_r\n";
   // An eighth of the tile (64 rows by 8 columns): rows next to each other in memory are

@@ -29,6 +29,8 @@ std::string channel_block_line(const std::string& channels);
 // fewer programs than a GPU has room for (a program a row, or 64 rows next to each other in
 // memory), each over a long row.
 bool split_rows(int64_t traced_rows, int64_t traced_cols, bool rows_contiguous);
+// The widest BLOCK_R of _tile: a tile of this many elements is one row a program.
+constexpr int64_t kMaxTileCols = 1024;
 // The forward's line that sets a row tile's BLOCK_M and BLOCK_R (about knobs.tile_elements,
 // or `elements` where given): _tile_rows when consecutive rows are consecutive in memory,
 // else _tile.
