@@ -753,6 +753,19 @@ def _tensor_valued(node) -> bool:
     return isinstance(val, (tuple, list)) and any(isinstance(x, torch.Tensor) for x in val)
 
 
+def _slice_defaults(n) -> list:
+    """A node's arguments, a slice's with its defaults spelled out: the static export of
+    ``mask[:, :, :T]`` starts the slice at 0 where the dynamic one passes None."""
+    import torch
+
+    args = list(n.args)
+    if n.target is torch.ops.aten.slice.Tensor:
+        args += [None] * (5 - len(args))  # self, dim, start, end, step
+        for i, default in ((1, 0), (2, 0), (3, sys.maxsize), (4, 1)):
+            args[i] = default if args[i] is None else args[i]
+    return args
+
+
 def _args_agree(s, d, static_of: dict) -> bool:
     """Do static node `s` and dynamic node `d` take the same arguments? A tensor argument
     must be the paired node; where the dynamic graph passes a size it computes (a
@@ -770,7 +783,8 @@ def _args_agree(s, d, static_of: dict) -> bool:
             return len(a) == len(b) and all(map(agree, a, b))
         return a == b or (a != a and b != b)  # NaN arguments agree
 
-    return (len(s.args) == len(d.args) and all(map(agree, s.args, d.args))
+    s_args, d_args = _slice_defaults(s), _slice_defaults(d)
+    return (len(s_args) == len(d_args) and all(map(agree, s_args, d_args))
             and s.kwargs.keys() == d.kwargs.keys()
             and all(agree(s.kwargs[k], d.kwargs[k]) for k in s.kwargs))
 

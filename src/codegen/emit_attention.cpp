@@ -1,5 +1,6 @@
 // Scaled dot-product attention as one flash-attention kernel.
 #include <algorithm>
+#include <limits>
 
 #include "codegen/lowering.h"
 
@@ -16,10 +17,12 @@ namespace drtriton::codegen {
 // are read as expressions, so the views that split heads, and a bias, fuse into the loads; a longer
 // expression is written first, since each key and value is read once per block of query rows.
 void Lowering::lower_attention(ValueId q, ValueId key, ValueId v, const std::string& scale,
-                               bool causal, ValueId output) {
+                               bool causal, ValueId output, const Attention* masking) {
   constexpr int kInlineCost = 3;  // a library result plus its bias, through any views
+  const bool masked = masking && masking->mask >= 0;
   for (ValueId in : {q, key, v})
     if (cost(in) > kInlineCost) materialize(in);
+  if (masked && cost(masking->mask) > kInlineCost) materialize(masking->mask);
   for (ValueId in : {q, v}) {
     int64_t head = g_.value(in).type.shape.back();
     if (head > 128)
@@ -76,6 +79,13 @@ void Lowering::lower_attention(ValueId q, ValueId key, ValueId v, const std::str
   k.line("s = tl.dot(q, kt, " + precision + ")");
   k.line("s = tl.where(" + (causal ? "(cols < " + S + ") & (cols <= rows)" : "cols < " + S) +
          ", s, float(\"-inf\"))");
+  if (masked) {  // the program's mask, read at the scores' positions (a broadcast buffer)
+    Index at_scores{at(lead, "rows", "cols"), "(rows < " + L + ") & (cols < " + S + ")", "", {}};
+    std::string drop =
+        emit(k, masking->mask, broadcast_index(masking->mask, masking->masked, at_scores));
+    k.line("s = tl.where(" + std::string(masking->drop_when_true ? "" : "~") + "(" + drop +
+           "), float(\"-inf\"), s)");
+  }
   k.line("m_new = tl.maximum(m_i, tl.max(s, 1))");
   k.line("alpha = tl.exp2(m_i - m_new)");
   k.line("p = tl.exp2(s - m_new[:, None])");
@@ -139,23 +149,40 @@ void Lowering::plan_attention() {
   auto read_once = [&](const Node* n) { return users_[n->output] == 1; };
   for (const Node& pv : g_.nodes()) {
     if (!product(&pv)) continue;
+    std::set<int> inside;
     const Node* softmax = node_of(pv.inputs[0]);
+    // A dropout of p = 0 on the probabilities (minGPT's attn_dropout) is the identity.
+    if (softmax && softmax->op == Op::Dropout && attr_float(softmax->attrs, "p") == 0 &&
+        read_once(softmax)) {
+      inside.insert(index_of(softmax));
+      softmax = node_of(softmax->inputs[0]);
+    }
     if (!softmax || softmax->op != Op::Softmax || !read_once(softmax)) continue;
     const TensorType& probs = g_.value(softmax->output).type;
     const int r = probs.rank();
     int64_t dim = attr_int(softmax->attrs, "dim");
     if (r < 3 || (dim < 0 ? dim + r : dim) != r - 1) continue;
-    std::set<int> inside = {index_of(softmax)};
+    inside.insert(index_of(softmax));
     const Node* scores = node_of(softmax->inputs[0]);
-    std::string scale = "1.0";
+    Attention a;
+    // masked_fill(mask, -inf): where(mask, -inf, scores), or where(keep, scores, -inf).
+    auto minus_inf = [&](ValueId x) {
+      const Node* f = node_of(x);
+      return f && f->op == Op::Full && g_.value(x).type.rank() == 0 &&
+             attr_float(f->attrs, "value") == -std::numeric_limits<double>::infinity();
+    };
+    if (scores && scores->op == Op::Where && read_once(scores) &&
+        minus_inf(scores->inputs[1]) != minus_inf(scores->inputs[2])) {
+      a.drop_when_true = minus_inf(scores->inputs[1]);
+      a.mask = scores->inputs[0];
+      a.masked = scores->output;
+      inside.insert(index_of(scores));
+      scores = node_of(scores->inputs[a.drop_when_true ? 2 : 1]);
+    }
+    const Node* scaling = nullptr;
     if (scores && (scores->op == Op::MulScalar || scores->op == Op::DivScalar) &&
         read_once(scores)) {
-      // A number computed from sizes (1 / math.sqrt(k.size(-1))) is computed in forward.
-      auto sym = scores->sym_attrs.find("other");
-      std::string c = sym != scores->sym_attrs.end()
-                          ? dim_var(sym->second)
-                          : float_to_string(attr_float(scores->attrs, "other"));
-      scale = scores->op == Op::MulScalar ? c : "1.0 / " + c;
+      scaling = scores;
       inside.insert(index_of(scores));
       scores = node_of(scores->inputs[0]);
     }
@@ -173,7 +200,17 @@ void Lowering::plan_attention() {
                 vs.back() <= 128;
     for (ValueId x : {q, key, v, pv.output}) fits = fits && g_.value(x).type.dtype == DType::F32;
     if (!fits) continue;
-    attentions_[index_of(&pv)] = {q, key, v, scale, inside};
+    a.scale = "1.0";
+    if (scaling) {
+      // A number computed from sizes (1 / math.sqrt(k.size(-1))) is computed in forward.
+      auto sym = scaling->sym_attrs.find("other");
+      std::string c = sym != scaling->sym_attrs.end()
+                          ? dim_var(sym->second)
+                          : float_to_string(attr_float(scaling->attrs, "other"));
+      a.scale = scaling->op == Op::MulScalar ? c : "1.0 / " + c;
+    }
+    a.q = q, a.key = key, a.v = v, a.inside = inside;
+    attentions_[index_of(&pv)] = a;
     inside_attention_.insert(inside.begin(), inside.end());
   }
 }

@@ -204,16 +204,20 @@ class Lowering {
 
   // ---- emit_scan.cpp, emit_attention.cpp ----
   void lower_scan(const Node& n);
-  // Attention by hand, (q @ k.transpose(-2, -1)) * scale, a softmax over the keys, then
-  // @ v, where nothing else reads the scores: one attention kernel as for an sdpa node.
+  // Attention by hand, (q @ k.transpose(-2, -1)) * scale, masked_fill(mask, -inf) or not, a
+  // softmax over the keys, then @ v, where nothing else reads the scores: one attention
+  // kernel as for an sdpa node.
   struct Attention {
     ValueId q, key, v;
-    std::string scale;     // forward's expression
-    std::set<int> inside;  // the scores, their scaling and their softmax
+    std::string scale;  // forward's expression
+    // The where that masks the scores (-1: none): its condition, and its value.
+    ValueId mask = -1, masked = -1;
+    bool drop_when_true = true;  // the condition says where the scores become -inf
+    std::set<int> inside;        // the scores, their scaling, masking and softmax
   };
   void plan_attention();
   void lower_attention(ValueId q, ValueId key, ValueId v, const std::string& scale, bool causal,
-                       ValueId out);
+                       ValueId out, const Attention* masking = nullptr);
 
   // ---- solution.cpp: the Python file ----
   std::string header(const std::string& body);

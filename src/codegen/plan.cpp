@@ -43,7 +43,7 @@ void Lowering::lower_graph() {
     auto attention = attentions_.find(current_node_);
     if (attention != attentions_.end()) {
       const Attention& a = attention->second;
-      lower_attention(a.q, a.key, a.v, a.scale, /*causal=*/false, n.output);
+      lower_attention(a.q, a.key, a.v, a.scale, /*causal=*/false, n.output, &a);
       computes_.back().second.insert(a.inside.begin(), a.inside.end());
       continue;
     }
