@@ -186,7 +186,10 @@ void Lowering::plan_attention() {
       inside.insert(index_of(scores));
       scores = node_of(scores->inputs[0]);
     }
-    if (!product(scores) || !read_once(scores)) continue;
+    // The scores have the probabilities' shape (a mask broadcast over more does not fit).
+    if (!product(scores) || !read_once(scores) ||
+        g_.value(scores->output).type.shape != probs.shape)
+      continue;
     const Node* kt = node_of(scores->inputs[1]);
     if (!kt || !swaps_last_two(g_, *kt)) continue;
     inside.insert(index_of(scores));
