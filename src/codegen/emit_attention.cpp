@@ -16,13 +16,13 @@ namespace drtriton::codegen {
 // the tensor cores idle). Query, key and value
 // are read as expressions, so the views that split heads, and a bias, fuse into the loads; a longer
 // expression is written first, since each key and value is read once per block of query rows.
-void Lowering::lower_attention(ValueId q, ValueId key, ValueId v, const std::string& scale,
-                               bool causal, ValueId output, const Attention* masking) {
+void Lowering::lower_attention(const Attention& a, bool causal, ValueId output) {
   constexpr int kInlineCost = 3;  // a library result plus its bias, through any views
-  const bool masked = masking && masking->mask >= 0;
+  const ValueId q = a.q, key = a.key, v = a.v;
+  const bool masked = a.mask >= 0;
   for (ValueId in : {q, key, v})
     if (cost(in) > kInlineCost) materialize(in);
-  if (masked && cost(masking->mask) > kInlineCost) materialize(masking->mask);
+  if (masked && cost(a.mask) > kInlineCost) materialize(a.mask);
   for (ValueId in : {q, v}) {
     int64_t head = g_.value(in).type.shape.back();
     if (head > 128)
@@ -81,9 +81,8 @@ void Lowering::lower_attention(ValueId q, ValueId key, ValueId v, const std::str
          ", s, float(\"-inf\"))");
   if (masked) {  // the program's mask, read at the scores' positions (a broadcast buffer)
     Index at_scores{at(lead, "rows", "cols"), "(rows < " + L + ") & (cols < " + S + ")", "", {}};
-    std::string drop =
-        emit(k, masking->mask, broadcast_index(masking->mask, masking->masked, at_scores));
-    k.line("s = tl.where(" + std::string(masking->drop_when_true ? "" : "~") + "(" + drop +
+    std::string drop = emit(k, a.mask, broadcast_index(a.mask, a.masked, at_scores));
+    k.line("s = tl.where(" + std::string(a.drop_when_true ? "" : "~") + "(" + drop +
            "), float(\"-inf\"), s)");
   }
   k.line("m_new = tl.maximum(m_i, tl.max(s, 1))");
@@ -105,14 +104,14 @@ void Lowering::lower_attention(ValueId q, ValueId key, ValueId v, const std::str
   k.line("tl.store(" + k.pointer(out) + " + " + linearize(k, at(lead, "rows", "dv"), os) + ", " +
          rounded(out_dtype, "acc / l_i[:, None]") + ", mask=(rows < " + L + ") & (dv < " + EV +
          "))");
-  // No scale: PyTorch's default, 1/sqrt(E).
   std::string qk_scale =
-      "(" + (scale.empty() ? qs[r - 1] + " ** -0.5" : scale) + ") * 1.4426950408889634";
+      "(" + (a.scale.empty() ? qs[r - 1] + " ** -0.5" : a.scale) + ") * 1.4426950408889634";
   forward_.push_back(attention_blocks_line(qs[r - 2], ks[r - 2], qs[r - 1], vs[r - 1]));
   std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_D", "BLOCK_DV"};
   finish_kernel(k, {"qk_scale"}, blocks,
                 "(" + product(batch) + " * triton.cdiv(" + qs[r - 2] + ", BLOCK_M),)", {qk_scale},
                 blocks);
+  computes_.back().second.insert(a.inside.begin(), a.inside.end());
   buffers_[output] = {out, true};
 }
 

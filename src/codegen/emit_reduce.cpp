@@ -102,9 +102,10 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
                 sum = "sum" + tag, lost = "lost" + tag;
     a.init = [&k, count, cnt, mean, m2, shift, sum, lost, exact_mean] {
       *count = k.assign("(hi - lo) * 1.0");  // a float, also when Triton made COLS a constant
-      for (const std::string& acc : {cnt, mean, m2, shift, sum, lost})
-        if (exact_mean || (acc != sum && acc != lost))
-          k.line(acc + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
+      std::vector<std::string> accs = {cnt, mean, m2, shift};
+      if (exact_mean) accs.insert(accs.end(), {sum, lost});
+      for (const std::string& acc : accs)
+        k.line(acc + " = tl.zeros([BLOCK_M, BLOCK_R], tl.float32)");
     };
     a.update = [&k, cnt, mean, m2, shift, sum, lost, exact_mean](const std::string& x) {
       k.line(shift + " = tl.where(m & (" + cnt + " == 0), " + x + ", " + shift + ")");
@@ -138,7 +139,7 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
           lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d), shifted};
     };
     a.identity = {"0.0", "0.0", "0.0", "0.0"};
-    a.combine = [](Kernel& c, const std::vector<std::string>& p) {
+    a.combine = [exact_mean](Kernel& c, const std::vector<std::string>& p) {
       std::string total = lane_reduce(c, "sum", p[0]);
       auto average = [&](const std::string& of) {
         return c.assign(lane_reduce(c, "sum", p[0] + " * " + of) + " / " + total);
@@ -146,7 +147,7 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
       std::string shifted = average(p[3]);
       std::string d = c.assign(p[3] + " - " + shifted);
       return std::vector<std::string>{
-          total, p[1] == p[3] ? shifted : average(p[1]),
+          total, exact_mean ? average(p[1]) : shifted,
           lane_reduce(c, "sum", p[2] + " + " + p[0] + " * " + d + " * " + d), shifted};
     };
   } else if (kind == "argmax" || kind == "argmin") {

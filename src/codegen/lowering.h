@@ -209,15 +209,14 @@ class Lowering {
   // kernel as for an sdpa node.
   struct Attention {
     ValueId q, key, v;
-    std::string scale;  // forward's expression
+    std::string scale;  // forward's expression; empty: PyTorch's default, 1/sqrt(head dim)
     // The where that masks the scores (-1: none): its condition, and its value.
     ValueId mask = -1, masked = -1;
     bool drop_when_true = true;  // the condition says where the scores become -inf
     std::set<int> inside;        // the scores, their scaling, masking and softmax
   };
   void plan_attention();
-  void lower_attention(ValueId q, ValueId key, ValueId v, const std::string& scale, bool causal,
-                       ValueId out, const Attention* masking = nullptr);
+  void lower_attention(const Attention& a, bool causal, ValueId out);
 
   // ---- solution.cpp: the Python file ----
   std::string header(const std::string& body);

@@ -42,9 +42,7 @@ void Lowering::lower_graph() {
     if (inside_attention_.count(current_node_)) continue;  // the attention kernel's work
     auto attention = attentions_.find(current_node_);
     if (attention != attentions_.end()) {
-      const Attention& a = attention->second;
-      lower_attention(a.q, a.key, a.v, a.scale, /*causal=*/false, n.output, &a);
-      computes_.back().second.insert(a.inside.begin(), a.inside.end());
+      lower_attention(attention->second, /*causal=*/false, n.output);
       continue;
     }
     // A statistics kernel does not evaluate a depthwise convolution: its tiles of thousands
@@ -61,9 +59,9 @@ void Lowering::lower_graph() {
       case Category::Anchor:
         if (n.op == Op::Sdpa) {
           double scale = attr_float(n.attrs, "scale");  // 0: PyTorch's default
-          lower_attention(n.inputs[0], n.inputs[1], n.inputs[2],
-                          scale > 0 ? float_to_string(scale) : "", attr_bool(n.attrs, "is_causal"),
-                          n.output);
+          Attention a{n.inputs[0], n.inputs[1], n.inputs[2],
+                      scale > 0 ? float_to_string(scale) : ""};
+          lower_attention(a, attr_bool(n.attrs, "is_causal"), n.output);
         } else if (is_depthwise_conv(n)) {
           // An expression; its input, read at every position of the window, is written
           // first where it costs more than the recompute limit (a SiLU of a batch norm).
