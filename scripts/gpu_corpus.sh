@@ -25,6 +25,7 @@
 # DRTRITON_QUIET_TIMING=1 judges under quiet timing (docs/verifier.md): the timings line then
 # says how many timings were still disturbed, to set against the run without it;
 # PYTORCH_CUDA_ALLOC_CONF reaches the workers too (the GPU memory line says which).
+# DRTRITON_STEADY_RUNS=0 times every loop to 100 runs (or 1 s), as before quiet loops stopped at 25.
 # DRTRITON_PRECOMPILE=0 judges without compiling each candidate's kernels ahead (docs/verifier.md).
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's

@@ -5,9 +5,12 @@
 #   2. the programs: DIRS, folders of KernelBench-format programs (default: REAL, the real
 #      fused-block corpus unless REAL= is given, and the synthetic suites SUITES, default
 #      d05, at SIZE, default bench, LIMIT programs each),
-#   3. per folder and per policy of POLICIES (default the compiler), `drtriton bench`, then
-#      `bench --search` (fragments of up to MAX_OPS operators; VARIANTS answers each from the
-#      compiler, SAMPLES from a model), the first LIMIT programs of each folder,
+#   3. per folder and per policy of POLICIES (default the compiler), `drtriton bench` (with
+#      KernelBench's own protocol where KERNELBENCH=1), then `bench --search` (fragments of up
+#      to MAX_OPS operators; VARIANTS answers each from the compiler, SAMPLES from a model;
+#      BUDGET seconds a program), the first LIMIT (SEARCH_LIMIT) programs of each folder, all plain benches
+#      first; RESUME_CHECK=SUITE first runs that suite's plain bench cut after CUT_S seconds
+#      and resumed,
 # then prints the tables and, per program, each policy's speedup against eager plain and
 # searched, and which of them was fastest. The benches live in /tmp/drtriton-search and
 # resume (RESUME=1) in a later call while the machine is still warm; each bench stops
@@ -16,6 +19,7 @@
 #   there: bash scripts/gpu_search.sh                                     (carry .deps)
 #          POLICIES="compiler model:CKPT" REAL= SUITES="d02 d05" SIZE=small bash scripts/gpu_search.sh
 #                                                        (carry the checkpoint too)
+#          REAL= SUITES="d01 d02 d05 d20" MODES=plain KERNELBENCH=1 RESUME_CHECK=d02 bash scripts/gpu_search.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 START_S=$(date +%s)
@@ -45,19 +49,35 @@ fi
 left() { echo $(( DEADLINE_S - ($(date +%s) - START_S) )); }
 pack() { tar -czf "$OUT/search_bench.tar.gz" -C "$WORK" --exclude suite --exclude '*.sqlite' .; }
 tag() { echo "${1%%:*}"; }  # compiler, model, endpoint: one policy of each kind per run
-for dir in $DIRS; do
-  name=$(basename "$dir")
-  for policy in $POLICIES; do
-    for mode in $MODES; do
-      flags=""; [ $mode = search ] && flags="--search --max-ops $MAX_OPS --variants $VARIANTS"
+bench() {  # bench DIR POLICY MODE OUT [LIMIT_S]: one bench, cut by SIGINT after LIMIT_S seconds
+  local flags="" kb="--no-kernelbench"
+  [ "$3" = search ] && flags="--search --max-ops $MAX_OPS --variants $VARIANTS ${BUDGET:+--budget $BUDGET}"
+  [ "$3" = plain ] && [ "${KERNELBENCH:-0}" = 1 ] && kb=""
+  # SIGINT: bench keeps what it judged and drops the chunk in hand; KILL if it lingers.
+  local limit=$LIMIT
+  [ "$3" = search ] && limit=${SEARCH_LIMIT:-$LIMIT}
+  timeout --signal=INT --kill-after=30 "$5" build/drtriton bench "$1" --policy "$2" \
+    --samples "$SAMPLES" --limit "$limit" --chunk "$CHUNK" $kb $flags --out "$4" 2>> "$4.log"
+}
+# RESUME_CHECK=SUITE: that suite's plain bench, cut by SIGINT after CUT_S seconds and resumed,
+# to set beside a whole one (same verdicts; timings within their noise).
+if [ -n "${RESUME_CHECK:-}" ]; then
+  cut="$WORK/${RESUME_CHECK}_resumed" policy=${POLICIES%% *}
+  bench "$WORK/suite/$RESUME_CHECK" "$policy" plain "$cut" "${CUT_S:-30}" > /dev/null
+  echo "== $RESUME_CHECK cut after ${CUT_S:-30} s with $(cat "$cut/results.jsonl" 2>/dev/null | wc -l) programs done, then resumed:"
+  bench "$WORK/suite/$RESUME_CHECK" "$policy" plain "$cut" "$(left)" | tail -n +3
+  grep -h "done before" "$cut.log" | tail -1
+  pack
+fi
+for mode in $MODES; do
+  for dir in $DIRS; do
+    name=$(basename "$dir")
+    for policy in $POLICIES; do
       run="${name}_$(tag "$policy")_$mode"
       t=$(left)
       if [ "$t" -lt 30 ]; then echo "== $run: no time left (RESUME=1 continues)"; continue; fi
       echo "== $run ($policy, $t s left)"
-      # SIGINT: bench keeps what it judged and drops the chunk in hand; KILL if it lingers.
-      timeout --signal=INT --kill-after=30 "$t" build/drtriton bench "$dir" --policy "$policy" \
-        --samples "$SAMPLES" --limit "$LIMIT" --chunk "$CHUNK" --no-kernelbench $flags \
-        --out "$WORK/$run" 2> "$WORK/$run.log" | tail -n +3
+      bench "$dir" "$policy" $mode "$WORK/$run" "$t" | tail -n +3
       pack  # whatever ends the call later, this much comes back
     done
   done

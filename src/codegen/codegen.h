@@ -51,7 +51,8 @@ struct CodegenKnobs {
   int pointwise_block = 1024;
   // Elements of a statistics kernel's row tile (`_tile`, a power of two, 1024 to 65536):
   // BLOCK_R covers a row up to 1024, BLOCK_M as many rows as fit the rest; an eighth of it
-  // over rows next to each other in memory (`_tile_rows`: 64 rows by a few columns).
+  // over rows next to each other in memory (`_tile_rows`: 64 rows by a few columns). A
+  // one-pass normalization keeps rows of up to four tiles in registers (row_fits).
   int tile_elements = 4096;
   // num_warps of every kernel launch: 1, 2, 4, 8 or 16; 0 leaves it to Triton (4).
   int num_warps = 0;

@@ -37,9 +37,13 @@ constexpr int64_t kMaxTileCols = 1024;
 std::string tile_line(bool rows_contiguous, const std::string& rows, const std::string& cols,
                       int64_t elements = 0);
 // Whole rows of a one-pass normalization (lower_in_one_pass): whether a row of the traced
-// length fits in a tile (in registers), and the forward's line that sets BLOCK_M, BLOCK_R.
-bool row_fits(int64_t traced_cols);
+// length fits in registers (four tiles of tile_elements: 16,384 by default), the forward's
+// line that sets BLOCK_M, BLOCK_R and WARPS (a warp for each 1024 columns, 4 at least: 32
+// values a thread), and the launch's options (num_warps=WARPS unless the knob fixes every
+// launch's).
+bool row_fits(int64_t traced_cols, const CodegenKnobs& knobs);
 std::string row_tile_line(const std::string& rows, const std::string& cols);
+std::vector<std::string> row_tile_launch_options(const CodegenKnobs& knobs);
 // The forward's line that sets SPLIT and CHUNK, the column chunks of a split statistics
 // kernel, and BLOCK_C, the rows of one program of the kernel that combines them (with
 // split_block, its block over SPLIT).

@@ -29,7 +29,7 @@ struct WorkerSpec {
 // CUDA and the locale need (PATH, LD_LIBRARY_PATH, PYTHONPATH, LANG, LC_*, CUDA_*, NVIDIA_*,
 // OMP_NUM_THREADS, TRITON_*, PYTORCH_CUDA_ALLOC_CONF: how torch's allocator caches GPU
 // memory), the verifier's own settings (DRTRITON_TASK_CACHE_MB, DRTRITON_QUIET_TIMING,
-// DRTRITON_PRECOMPILE) and the test-only DRTRITON_TEST_*; nothing else (no secrets).
+// DRTRITON_PRECOMPILE, DRTRITON_STEADY_RUNS) and the test-only DRTRITON_TEST_*; nothing else.
 bool worker_env_allowed(const std::string& name);
 
 enum class ReadStatus { kLine, kTimeout, kEof };

@@ -147,18 +147,25 @@ TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
   EXPECT_EQ(count(s.source, "BLOCK_C = min(32, triton.next_power_of_2(4))"), 1);
 }
 
-// layout=auto (the default): channels-last for 2-d convolutions with only elementwise work
-// after them; NCHW where a grouped convolution (several channels a group) or a pool is there.
+// layout=auto (the default): channels-last for 2-d convolutions of 32 output channels or more
+// with only elementwise work after them; NCHW where one has fewer, where a grouped
+// convolution (several channels a group) or a pool is there.
 TEST(CodegenKnobs, LayoutAutoTakesChannelsLastForConvolutionsAndElementwiseWork) {
   auto compile_auto = [](const char* ir) {
     return generate_solution(parse_graph(ir), CodegenOptions{}).source;
   };
   const std::string conv_relu = compile_auto(R"(input %x : f32[2,4,9,7]
-%1 = conv2d(%x) {module="conv", in_channels=4, out_channels=6, kernel_size=[3,3], padding=[1,1]}
+%1 = conv2d(%x) {module="conv", in_channels=4, out_channels=32, kernel_size=[3,3], padding=[1,1]}
 %2 = relu(%1)
 return %2
 )");
   EXPECT_EQ(count(conv_relu, ").contiguous(memory_format=torch.channels_last)\n"), 1);
+  const std::string few_channels = compile_auto(R"(input %x : f32[2,4,9,7]
+%1 = conv2d(%x) {module="conv", in_channels=4, out_channels=16, kernel_size=[3,3], padding=[1,1]}
+%2 = relu(%1)
+return %2
+)");
+  EXPECT_EQ(count(few_channels, "channels_last"), 0);
   EXPECT_EQ(count(compile_auto(kConvChain), "channels_last"), 0);  // groups of two channels
   const std::string conv_pool = compile_auto(R"(input %x : f32[2,4,9,7]
 %1 = conv2d(%x) {module="conv", in_channels=4, out_channels=6, kernel_size=[3,3], padding=[1,1]}

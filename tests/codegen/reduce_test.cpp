@@ -85,19 +85,28 @@ TEST(Reduce, ShortRowsAreNormalizedInOnePass) {
 return %s
 )");
   EXPECT_EQ(norm.kernels, 1);
-  EXPECT_TRUE(has(norm.source, "BLOCK_M, BLOCK_R = _row_tile((8 * 16), 256)")) << norm.source;
+  EXPECT_TRUE(has(norm.source, "BLOCK_M, BLOCK_R, WARPS = _row_tile((8 * 16), 256)"))
+      << norm.source;
   EXPECT_TRUE(has(norm.source, "tl.sum(t5 * t5, axis=1)[:, None]")) << norm.source;
   EXPECT_TRUE(has(norm.source, "1.0 / tl.sqrt_rn(t6 / COLS + 1e-05)")) << norm.source;
   EXPECT_FALSE(has(norm.source, "row_statistic")) << norm.source;  // no load of them
-  // Rows too long for a tile: two loops over each, the statistics' then the output's.
-  GeneratedSolution looped = compile(R"(input %x : f32[1024,8192]
+  // Rows of up to four tiles (16,384 elements) stay in registers, a warp each 1024 columns.
+  GeneratedSolution in_registers = compile(R"(input %x : f32[1024,16384]
+%s = softmax(%x) {dim=1}
+return %s
+)");
+  EXPECT_EQ(in_registers.kernels, 1);
+  EXPECT_EQ(count(in_registers.source, "for c0 in range("), 0) << in_registers.source;
+  EXPECT_TRUE(has(in_registers.source, "num_warps=WARPS")) << in_registers.source;
+  // Rows too long for that: two loops over each, the statistics' then the output's.
+  GeneratedSolution looped = compile(R"(input %x : f32[1024,20000]
 %s = softmax(%x) {dim=1}
 return %s
 )");
   EXPECT_EQ(looped.kernels, 1);
   EXPECT_EQ(count(looped.source, "for c0 in range(0, COLS, BLOCK_R):"), 2) << looped.source;
   // Few of them: statistics kernels that split each row over many programs, then the output's.
-  GeneratedSolution wide = compile(R"(input %x : f32[4,8192]
+  GeneratedSolution wide = compile(R"(input %x : f32[4,20000]
 %s = softmax(%x) {dim=1}
 return %s
 )");

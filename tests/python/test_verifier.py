@@ -697,6 +697,55 @@ def test_late_runs_are_left_out_while_they_are_the_exception():
     assert len(wall_clock) == 1 and wall_clock.stats()["late"] == 0
 
 
+def test_timing_stops_early_only_on_steady_runs():
+    """CudaTimer.enough: STEADY_RUNS runs within STEADY_SPREAD of their median are enough;
+    as many that spread more run on to MIN_RUNS (or MIN_SECONDS); fewer are never enough."""
+    from drtriton.verifier import timing
+
+    def loop(times):
+        runs = timing.Runs(1.0)
+        for ms in times:
+            runs.add(ms, 0.1)
+        return runs
+
+    steady = [1.0 + 0.001 * (i % 5) for i in range(timing.STEADY_RUNS)]
+    spread = [1.0 + 0.05 * (i % 5) for i in range(timing.STEADY_RUNS)]
+    assert timing.CudaTimer.enough(loop(steady), 0.1)
+    assert not timing.CudaTimer.enough(loop(steady[:-1]), 0.1)
+    assert not timing.CudaTimer.enough(loop(spread), 0.1)
+    assert timing.CudaTimer.enough(loop(spread), timing.MIN_SECONDS)
+    assert timing.CudaTimer.enough(loop(spread * 4), 0.1)  # MIN_RUNS
+    assert timing.CpuTimer.enough(loop(spread[:timing.CPU_RUNS]), 0.0)
+
+
+def test_memory_estimate_counts_outputs_and_the_largest_intermediate():
+    """inputs.meta_footprint: a forward on the meta device gives the bytes of the outputs
+    and of the largest tensor an op makes (an upsampling makes far more than its input);
+    the random state is left as it was; a data-dependent shape gives (0, 0)."""
+    import types
+    import torch.nn as nn
+    from drtriton.verifier import inputs
+
+    class Upsample(nn.Module):
+        def __init__(self, features):
+            super().__init__()
+            self.up = nn.Linear(features, 64 * features)
+
+        def forward(self, x):
+            return self.up(x).sum(dim=1)
+
+    class Nonzero(nn.Module):
+        def forward(self, x):
+            return x.nonzero()
+
+    task = types.SimpleNamespace(get_inputs=lambda: [torch.randn(8, 16)])
+    torch.manual_seed(3)
+    state = torch.random.get_rng_state()
+    assert inputs.meta_footprint(task, Upsample, [16]) == (8 * 4, 8 * 64 * 16 * 4)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert inputs.meta_footprint(task, Nonzero, []) == (0, 0)
+
+
 def test_memory_gate_shares_the_gpu_by_parts(tmp_path, monkeypatch):
     """timing.MemoryGate, across processes as the workers of one GPU use it: a task that needs
     two of the four parts runs beside one that holds one; a request going alone waits until

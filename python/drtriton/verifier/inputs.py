@@ -42,6 +42,7 @@ import math
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 # (label, kind, scale). At least two families at more than one scale (docs/verifier.md, Correct).
 DISTRIBUTIONS = [
@@ -260,6 +261,35 @@ def meta_nbytes(task_module):
     """Bytes of the task's inputs, from a get_inputs() on the meta device (nothing drawn)."""
     with torch.device("meta"):
         return nbytes(list(task_module.get_inputs()))
+
+
+class _LargestTensor(TorchDispatchMode):
+    """The bytes of the largest tensor any op makes inside the block (views make none)."""
+
+    def __init__(self):
+        super().__init__()
+        self.nbytes = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not func.is_view:
+            self.nbytes = max([self.nbytes] + [t.numel() * t.element_size() for t in tree_flatten(out)[0]
+                                               if isinstance(t, torch.Tensor)])
+        return out
+
+
+def meta_footprint(task_module, model_class, init_inputs):
+    """(outputs, largest): bytes of the task's outputs and of the largest tensor its forward
+    makes, from a forward on the meta device (nothing drawn or computed; the random state is
+    kept); (0, 0) where the forward cannot run there (a data-dependent shape)."""
+    try:
+        with torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
+            model = model_class(*init_inputs)
+            with _LargestTensor() as largest:
+                out = model(*task_module.get_inputs())
+        return nbytes([out]), largest.nbytes
+    except Exception:
+        return 0, 0
 
 
 def size_constants(module):

@@ -11,7 +11,8 @@ does: Python launch overhead (tens of microseconds under gVisor) would otherwise
 microsecond kernels and make every figure depend on the host's load. A run whose enqueueing
 outlasted the sleep is late (Runs): the GPU idled inside the events, waiting for a host that
 other work had descheduled, and such runs are left out while they are the exception. Runs
-continue until there are MIN_RUNS counted or MIN_SECONDS have passed (at least 10). Two
+continue until there are MIN_RUNS counted, or STEADY_RUNS whose spread is under STEADY_SPREAD
+(the median is then known to about half a percent), or MIN_SECONDS have passed (at least 10). Two
 workers on one GPU never time a run at once: timed runs hold an exclusive flock (GpuLock) on
 the file the service names in DRTRITON_GPU_LOCK, a few runs of one loop at a time.
 
@@ -36,6 +37,12 @@ import torch
 
 MIN_RUNS = 100
 MIN_SECONDS = 1.0
+# Quiet runs need fewer: 25 runs whose interquartile range is within 2% of their median put
+# the median's standard error near 0.4% (1.25 sigma / sqrt(n), sigma about IQR / 1.35). The
+# GPU lock is what bounds the verifier's throughput; most of the real corpus stops here.
+# DRTRITON_STEADY_RUNS=0 turns the rule off (to measure what it saves: bench/, scripts/).
+STEADY_RUNS = int(os.environ.get("DRTRITON_STEADY_RUNS", "25")) or MIN_RUNS
+STEADY_SPREAD = 0.02
 WARMUP_RUNS = 3
 CPU_RUNS = 3  # the interpreter is slow, and CPU timings are reported as such (cpu_timing)
 CPU_WARMUP_RUNS = 1
@@ -141,7 +148,7 @@ class CudaTimer:
     def bench(self, fn):
         """Times the reference (eager, torch.compile): (stats, output of the last run).
         Warm-up runs measure the host's time per call, which sets the sleep; then runs
-        until MIN_RUNS are counted, or MIN_SECONDS with at least 10 (late runs left out)."""
+        until `enough` (late runs left out)."""
         out = None
         host_ms = 0.0
         for i in range(WARMUP_RUNS):
@@ -154,7 +161,7 @@ class CudaTimer:
         runs = Runs(sleep_ms)
         start = _perf_counter()
         try:
-            while not self.enough(len(runs), _perf_counter() - start):
+            while not self.enough(runs, _perf_counter() - start):
                 with self.span(sleep_ms, exclusive=True) as run:
                     t0 = _perf_counter()
                     out = fn()
@@ -166,7 +173,15 @@ class CudaTimer:
 
     @staticmethod
     def enough(runs, seconds):
-        return runs >= MIN_RUNS or (runs >= 10 and seconds >= MIN_SECONDS)
+        """Are these Runs, `seconds` into their loop, enough: MIN_RUNS counted, STEADY_RUNS
+        spread under STEADY_SPREAD, or at least 10 once MIN_SECONDS have passed."""
+        n = len(runs)
+        if n >= MIN_RUNS or (n >= 10 and seconds >= MIN_SECONDS):
+            return True
+        if n < STEADY_RUNS:
+            return False
+        stats = runs.stats()
+        return stats["iqr"] <= STEADY_SPREAD * stats["median"]
 
 
 class KernelShare:
@@ -231,7 +246,7 @@ class CpuTimer:
 
     @staticmethod
     def enough(runs, seconds):
-        return runs >= CPU_RUNS
+        return len(runs) >= CPU_RUNS
 
 
 def physical_gpu_name(index):

@@ -1,7 +1,9 @@
 """Softmax, log-softmax, layer and RMS norms over trailing rows, each in one pass: a kernel
 that computes a row's statistics and writes the elementwise chain after it to the output (a
 persistent reduction). Rows of 64 fit in a tile and are loaded once; rows of 4500 do not,
-and are read in two loops (the statistics, then the output).
+and are read in two loops (the statistics, then the output), with tiles of 1024 elements (rows
+of up to four tiles fit: wide_rows_in_registers.py).
+# KNOB: tile_elements=1024
 # CHECK: def k0_softmax_rows(
 # CHECK: def k1_layer_norm_rows(
 # CHECK: def k2_log_softmax_rows(
