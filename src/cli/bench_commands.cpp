@@ -430,10 +430,12 @@ std::string summary_table(const std::vector<Program>& programs,
   std::vector<std::string> degenerate;  // "id: why", reported apart, never counted as wins
   std::vector<std::string> noisy;       // correct, timed while other GPU work ran: not timed
   std::vector<double> fractions;        // of the machine's limit, per correct program
+  double seconds = 0;                   // the rows' shares of their chunks' wall time
   for (const Program& p : programs) {
     auto it = rows.find(p.id);
     if (it == rows.end()) continue;
     const json& r = it->second;
+    seconds += number_or_zero(r, "seconds");
     if (r.contains("degenerate") && r["degenerate"].is_string()) {
       degenerate.push_back(p.id + ": " + r["degenerate"].get<std::string>() +
                            (r.value("passed", false) ? " (correct)" : " (not correct)"));
@@ -496,6 +498,14 @@ std::string summary_table(const std::vector<Program>& programs,
                   ceilings["bytes_per_s"].get<double>() / 1e12,
                   ceilings["flops_per_s"].get<double>() / 1e12,
                   ceilings.value("conv_flops_per_s", ceilings["flops_per_s"].get<double>()) / 1e12);
+    t << line;
+  }
+  if (seconds > 0) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "\ntime spent: %.0f s answering and judging, %.1f s a program (the rows' "
+                  "shares of their chunks' wall time)\n",
+                  seconds, seconds / static_cast<double>(n + degenerate.size()));
     t << line;
   }
   if (!failed_at.empty()) {
@@ -584,6 +594,7 @@ void run_bench(const BenchArgs& a) {
       std::vector<Program> chunk(todo.begin() + start,
                                  todo.begin() + std::min(todo.size(), start + chunk_size));
       std::vector<json> judged;
+      auto begun = std::chrono::steady_clock::now();
       try {
         judged = bench_chunk(chunk, judge, a, device, out);
       } catch (const std::exception&) {
@@ -595,8 +606,13 @@ void run_bench(const BenchArgs& a) {
                   "again\n";
         break;
       }
+      // Each program's share of its chunk's wall time (answered and judged together).
+      double share =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count() /
+          static_cast<double>(chunk.size());
       for (json& row : judged) {
         row["limit_fraction"] = limit_fraction(row, ceilings);
+        row["seconds"] = share;
         if (verbose()) info() << "\n" << outcome_line(row);
         append << row.dump() << "\n";
         rows[row["id"].get<std::string>()] = row;

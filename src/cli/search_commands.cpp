@@ -188,15 +188,29 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // The edges to ask, in rounds that leave a useful search wherever a budget stops it: the
 // whole program first (an answer on its own), then the fragments by length, shortest first
-// (fragments of one operator cover the program alone, longer ones fuse more). Without a
-// budget, one round: one batch for the policy and one for the pool, which is faster.
-std::vector<std::vector<int>> plan_rounds(const std::vector<Edge>& edges, bool budgeted) {
+// (fragments of one operator cover the program alone, longer ones fuse more). The whole
+// program's round also takes the first `fill` fragments: judging runs in waves of the
+// workers, and its answers alone left most of its wave idle (a 30 s budget judged the two
+// answers of each whole program on eight workers, and no fragment). Without a budget, one
+// round: one batch for the policy and one for the pool, which is faster.
+std::vector<std::vector<int>> plan_rounds(const std::vector<Edge>& edges, bool budgeted, int fill) {
   std::vector<std::vector<int>> rounds;
   if (edges[0].error.empty()) rounds.push_back({0});
   std::map<int, std::vector<int>> by_length;  // edges come ordered by where they begin
   for (size_t i = 1; i < edges.size(); ++i)
     if (edges[i].error.empty()) by_length[edges[i].end - edges[i].begin].push_back(i);
   for (auto& [length, ids] : by_length) rounds.push_back(ids);
+  if (budgeted && edges[0].error.empty()) {
+    for (size_t r = 1; r < rounds.size() && fill > 0; ++r) {
+      int moved = std::min(fill, static_cast<int>(rounds[r].size()));
+      rounds[0].insert(rounds[0].end(), rounds[r].begin(), rounds[r].begin() + moved);
+      rounds[r].erase(rounds[r].begin(), rounds[r].begin() + moved);
+      fill -= moved;
+    }
+    rounds.erase(std::remove_if(rounds.begin(), rounds.end(),
+                                [](const std::vector<int>& r) { return r.empty(); }),
+                 rounds.end());
+  }
   if (budgeted || rounds.size() < 2) return rounds;
   std::vector<int> all;
   for (const std::vector<int>& r : rounds) all.insert(all.end(), r.begin(), r.end());
@@ -232,7 +246,10 @@ std::string seconds_text(double s) {
 std::vector<int> ask_and_judge(const SearchOptions& a, const json& traced, double trace_s,
                                const JudgeFn& judge, std::vector<Edge>& edges,
                                std::vector<Round>& done) {
-  std::vector<std::vector<int>> rounds = plan_rounds(edges, a.budget_s > 0);
+  // The fragments that fit beside the whole program in one wave of the workers.
+  int per_range = std::max(1, a.policy == "compiler" ? a.variants : a.sampling.samples);
+  int fill = std::max(0, a.workers / per_range - 1);
+  std::vector<std::vector<int>> rounds = plan_rounds(edges, a.budget_s > 0, fill);
   std::vector<int> skipped;
   double reserve_s = 0;
   for (size_t r = 0; r < rounds.size(); ++r) {
@@ -574,6 +591,7 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                   {"budget_hit", !skipped.empty()},
                   {"skipped", skipped_json},
                   {"rounds", rounds_json},
+                  {"workers", a.workers},
                   {"seconds", seconds_since(a.started)}};
   return found;
 }

@@ -85,6 +85,10 @@ def test_summary_counts_the_rows(suite):
     assert "  normalized_mean: the output does not depend on the inputs (correct)" in r.stdout
     assert "  dropout_always: random as written, in eval mode too (not correct)" in r.stdout
     assert "share of the machine's limit (correct programs): median" in r.stdout
+    # time spent: each row holds its share of its chunk's wall time, the table their sum
+    spent = [row["seconds"] for row in rows(work).values()]
+    assert all(s > 0 for s in spent)
+    assert f"time spent: {sum(spent):.0f} s answering and judging, {sum(spent) / 6:.1f} s a program" in r.stdout
     ceilings = json.loads((work / "out" / "ceilings.json").read_text())
     assert ceilings["bytes_per_s"] > 0 and ceilings["flops_per_s"] > 0
     assert ceilings["conv_flops_per_s"] == ceilings["flops_per_s"]  # no cuDNN TF32 on a CPU
@@ -148,7 +152,8 @@ def test_bad_input_is_named(suite, tmp_path):
 
 def test_search_gives_each_program_a_searched_row(tmp_path):
     """--search: the program goes through the test-time search (fragments of up to two
-    operators here, under a budget so small that only the whole program is asked), judged by
+    operators here, under a budget so small that only the first round is asked: the whole
+    program and the fragments that fit beside it in one wave of the two workers), judged by
     the bench's pool; a second run has nothing left to do and prints the same table; a folder
     of plain rows is not resumed with --search."""
     programs = tmp_path / "programs"
@@ -166,7 +171,7 @@ def test_search_gives_each_program_a_searched_row(tmp_path):
     assert search["cover"][0][0] == 0 and search["cover"][-1][1] == 4
     report = json.loads(open(os.path.join(tmp_path, search["report"])).read())
     assert report["cover_sum_ms"] > 0 and report["budget_s"] == 0.001
-    assert search["budget_hit"] is True and len(report["skipped"]) == 7
+    assert search["budget_hit"] is True and len(report["skipped"]) == 7 - (report["workers"] - 1)
     assert (tmp_path / "out" / "solutions" / "linear_gelu_softmax.py").exists()
     again = bench(*args, cwd=tmp_path)
     assert again.returncode == 0 and "1 done before, 0 to do" in again.stderr
