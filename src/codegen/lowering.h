@@ -154,10 +154,11 @@ class Lowering {
   void lower_gemm(const Node& n, ValueId root);
   // The forward variables of a GEMM's operands as TMA reads them, A [.., M, K] and
   // W [.., N, K], both row-major; `batched`: rows of several batch entries; `copied`: W is a
-  // K-major copy of the right operand, which every load of it reads.
+  // K-major copy of the right operand, `a_copied`: A one of the left operand (the transposed
+  // view of a buffer), which every load of it reads.
   struct KMajor {
     std::string a, w;
-    bool a_batched = false, w_batched = false, copied = false;
+    bool a_batched = false, w_batched = false, copied = false, a_copied = false;
   };
   std::optional<KMajor> k_major_operands(const Node& n, const std::vector<ValueId>& operands);
   std::string k_major_copy(ValueId b);
