@@ -44,6 +44,9 @@ struct Accumulator {
   std::function<void()> init;
   std::function<void(const std::string& x)> update;
   std::function<std::vector<std::string>()> lanes;
+  // The partial statistics of a tile `x` that holds whole rows, straight from it (as `lanes`
+  // would give them); where unset, init, one update and lanes.
+  std::function<std::vector<std::string>(const std::string& x)> whole;
   std::vector<std::string> identity;
   std::function<std::vector<std::string>(Kernel& c, const std::vector<std::string>& loaded)>
       combine;
@@ -137,6 +140,16 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
           exact_mean ? k.assign(lane_reduce(k, "sum", sum + " - " + lost) + " / " + *count)
                      : shifted,
           lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d), shifted};
+    };
+    // A whole row in registers: its mean, then the squared deviations from it (two passes
+    // over registers, more exact than Welford's update and without its division an element).
+    a.whole = [&k](const std::string& x) {
+      std::string count = k.assign("(hi - lo) * 1.0");
+      std::string mean_of =
+          k.assign(lane_reduce(k, "sum", "tl.where(m, " + x + ", 0.0)") + " / " + count);
+      std::string d = k.assign("tl.where(m, " + x + " - " + mean_of + ", 0.0)");
+      return std::vector<std::string>{count, mean_of, lane_reduce(k, "sum", d + " * " + d),
+                                      mean_of};
     };
     a.identity = {"0.0", "0.0", "0.0", "0.0"};
     a.combine = [exact_mean](Kernel& c, const std::vector<std::string>& p) {
@@ -364,21 +377,41 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
                   [](const auto& kind) { return kind.first == "prod"; }))
     helpers_.insert("_mul");
 
-  // The partial statistics over [lo, hi): one loop over the columns, one BLOCK_R tile at a
-  // time, reads each input once for every accumulator.
-  for (Accumulator& a : accs) a.init();
-  k.line("for c0 in range(lo, hi, BLOCK_R):");
-  k.push();
-  k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
-  k.line("m = row_mask & (cols < hi)");
-  Index idx{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
-  for (size_t i = 0; i < accs.size(); ++i) {
+  // Rows over trailing dims that fit in registers (row_fits) are loaded whole, one tile of
+  // rows a program (_row_tile), and each statistic taken straight from the tile; others are
+  // read in a loop over the columns, one BLOCK_R tile at a time. Either way each input is
+  // read once for every accumulator.
+  const bool whole_rows =
+      !split && !plan.rows_contiguous && row_fits(plan.traced_cols, options_.knobs);
+  auto value_at = [&](size_t i, const Index& at) {
     ValueId x = kinds[i].second;
-    accs[i].update(element && x == in ? element(k, idx) : emit(k, x, idx));
-  }
-  k.pop();
+    return element && x == in ? element(k, at) : emit(k, x, at);
+  };
   std::vector<std::vector<std::string>> part;  // each accumulator's
-  for (Accumulator& a : accs) part.push_back(a.lanes());
+  if (whole_rows) {
+    k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
+    k.line("m = row_mask & (cols < hi)");
+    Index idx{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
+    for (size_t i = 0; i < accs.size(); ++i) {
+      if (accs[i].whole) {
+        part.push_back(accs[i].whole(value_at(i, idx)));
+        continue;
+      }
+      accs[i].init();
+      accs[i].update(value_at(i, idx));
+      part.push_back(accs[i].lanes());
+    }
+  } else {
+    for (Accumulator& a : accs) a.init();
+    k.line("for c0 in range(lo, hi, BLOCK_R):");
+    k.push();
+    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+    k.line("m = row_mask & (cols < hi)");
+    Index idx{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
+    for (size_t i = 0; i < accs.size(); ++i) accs[i].update(value_at(i, idx));
+    k.pop();
+    for (Accumulator& a : accs) part.push_back(a.lanes());
+  }
 
   std::string rows_py = product(plan.kept), cols_py = product(plan.reduced);
   std::vector<std::string> row_shape =
@@ -410,13 +443,16 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   bool welford = std::any_of(kinds.begin(), kinds.end(),
                              [](const auto& kind) { return kind.first == "welford"; });
   forward_.push_back(
-      tile_line(plan.rows_contiguous, rows_py, cols_py,
-                welford && !plan.rows_contiguous ? options_.knobs.tile_elements / 4 : 0));
+      whole_rows
+          ? row_tile_line(rows_py, cols_py)
+          : tile_line(plan.rows_contiguous, rows_py, cols_py,
+                      welford && !plan.rows_contiguous ? options_.knobs.tile_elements / 4 : 0));
   if (!split) {
     std::vector<std::vector<std::string>> vars = store_results(k, part);
-    finish_kernel(k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"},
-                  "(triton.cdiv(" + rows_py + ", BLOCK_M),)", {rows_py, cols_py},
-                  {"BLOCK_M", "BLOCK_R"});
+    finish_kernel(
+        k, {"ROWS", "COLS"}, {"BLOCK_M", "BLOCK_R"}, "(triton.cdiv(" + rows_py + ", BLOCK_M),)",
+        {rows_py, cols_py}, {"BLOCK_M", "BLOCK_R"},
+        whole_rows ? row_tile_launch_options(options_.knobs) : std::vector<std::string>{});
     return vars;
   }
   // Split: chunk statistics into [ROWS, SPLIT] buffers, then one combining kernel.

@@ -25,7 +25,8 @@ bool has(const std::string& source, const std::string& text) {
 
 TEST(BatchNorm, RunningStatisticsFollowTheModulesMode) {
   std::string s = compile(", momentum=0.2");
-  EXPECT_TRUE(has(s, "        if self.training:\n            BLOCK_M, BLOCK_R = _tile(")) << s;
+  EXPECT_TRUE(has(s, "        if self.training:\n            BLOCK_M, BLOCK_R, WARPS = _row_tile("))
+      << s;
   EXPECT_TRUE(has(s, "tl.store(p_bn_num_batches_tracked_ptr, tracked)")) << s;
   EXPECT_TRUE(has(s, "momentum = 0.2")) << s;
   EXPECT_TRUE(has(s, " / (COLS - 1)")) << s;  // the running variance is the unbiased one

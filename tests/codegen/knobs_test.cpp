@@ -41,8 +41,10 @@ TEST(CodegenKnobs, DefaultsAreTheCompilersOwnChoices) {
   GeneratedSolution s = compile({});
   EXPECT_EQ(s.kernels, 3);  // the shared value, the row sum, the output
   EXPECT_EQ(count(s.source, "BLOCK=1024"), 2);
-  EXPECT_EQ(count(s.source, "def _tile(rows, cols, elements=4096)"), 1);
-  EXPECT_EQ(count(s.source, "num_warps"), 0);
+  // the row sum's rows fit in registers: whole-row tiles of 4096 elements, a warp each 1024
+  // columns (its own WARPS; no launch's num_warps is fixed)
+  EXPECT_EQ(count(s.source, "4096 // block_r"), 1);
+  EXPECT_EQ(count(s.source, "num_warps"), count(s.source, "num_warps=WARPS"));
 }
 
 TEST(CodegenKnobs, PointwiseBlockSetsBlockAndGrid) {
@@ -58,7 +60,7 @@ TEST(CodegenKnobs, TileElementsSetTheRowTile) {
   CodegenKnobs k;
   k.tile_elements = 16384;
   GeneratedSolution s = compile(k);
-  EXPECT_EQ(count(s.source, "def _tile(rows, cols, elements=16384)"), 1);
+  EXPECT_EQ(count(s.source, "16384 // block_r"), 1);
   EXPECT_EQ(count(s.source, "4096"), 0);
 }
 

@@ -33,10 +33,11 @@ TEST(Reduce, TilesRunAlongTheRowsWhenTheInnermostDimIsKept) {
   EXPECT_TRUE(has(middle, "BLOCK_M, BLOCK_R = _tile_rows((4 * 32), 64)")) << middle;
   std::string outer = sum_over("[0]");  // rows (n, m)
   EXPECT_TRUE(has(outer, "BLOCK_M, BLOCK_R = _tile_rows((64 * 32), 4)")) << outer;
-  std::string last = sum_over("[2]");  // rows (b, n), each row's columns contiguous
-  EXPECT_TRUE(has(last, "BLOCK_M, BLOCK_R = _tile((4 * 64), 32)")) << last;
+  // rows (b, n), each row's columns contiguous: whole rows in registers, as are 64 x 32
+  std::string last = sum_over("[2]");
+  EXPECT_TRUE(has(last, "BLOCK_M, BLOCK_R, WARPS = _row_tile((4 * 64), 32)")) << last;
   std::string two = sum_over("[1, 2]");
-  EXPECT_TRUE(has(two, "BLOCK_M, BLOCK_R = _tile(4, (64 * 32))")) << two;
+  EXPECT_TRUE(has(two, "BLOCK_M, BLOCK_R, WARPS = _row_tile(4, (64 * 32))")) << two;
 }
 
 // A value read twice, but only inside the expression one reduction reads (a Huber loss: |d|

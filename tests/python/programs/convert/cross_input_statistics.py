@@ -1,11 +1,12 @@
 """Statistics of different inputs over the same rows share a statistics kernel, which reads
 each input once (horizontal fusion): the variances of both inputs (two Welford accumulators,
-the second tagged 1) with the mean of one, which reads its Welford accumulator; then, past
+each over its whole rows in registers: a count each) with the mean of one, which reads its
+Welford accumulator; then, past
 the six accumulator tensors a kernel of several inputs keeps, a cosine similarity's norms
 and sum of products (a later elementwise node, computed inline) with the sum whose input a
 statistic computes, in a second kernel. The statistics of the other dim are a third.
 # CHECK-COUNT-3: _stats(
-# CHECK: m21 = m21 +
+# CHECK-COUNT-2: = (hi - lo) * 1.0
 # CHECK: acc2 = acc2 + t
 """
 import torch
