@@ -815,21 +815,30 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     k.line("lo = 0");
     k.line("hi = COLS");
     std::vector<Accumulator> accs = make_accumulators(k, acc_plan);
-    for (Accumulator& a : accs) a.init();
-    if (fits) {
+    std::vector<std::vector<std::string>> lanes;
+    if (fits) {  // as a statistics kernel's whole rows (stats_kernel)
       k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
       whole = tile();
-      for (Accumulator& a : accs) a.update(emit(k, in, *whole));
+      std::string x = emit(k, in, *whole);
+      for (Accumulator& a : accs) {
+        if (a.whole) {
+          lanes.push_back(a.whole(x));
+          continue;
+        }
+        a.init();
+        a.update(x);
+        lanes.push_back(a.lanes());
+      }
     } else {
+      for (Accumulator& a : accs) a.init();
       k.line("for c0 in range(0, COLS, BLOCK_R):");
       k.push();
       k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
       Index idx = tile();
       for (Accumulator& a : accs) a.update(emit(k, in, idx));
       k.pop();
+      for (Accumulator& a : accs) lanes.push_back(a.lanes());
     }
-    std::vector<std::vector<std::string>> lanes;
-    for (Accumulator& a : accs) lanes.push_back(a.lanes());
     for (size_t i = 0; i < stats.size(); ++i) part[i] = lanes[acc_plan.reads[i]];
   }
   if (reduction) {
