@@ -124,14 +124,18 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
         ++loads;
     return loads;
   };
+  // An operand's K-major copy `var` [.., rows, K] (k_major_operands), read at `dims`.
+  auto copied = [&](const std::string& var, ValueId of, const std::vector<std::string>& dims,
+                    const std::string& rows, const std::string& mask) {
+    std::vector<std::string> shape = shape_of(of);
+    shape.resize(shape.size() - 2);
+    shape.insert(shape.end(), {rows, k_py});
+    return operand(load_at(k, var, linearize(k, dims, shape), mask, "0.0", low_precision(out)),
+                   true, mask);
+  };
   size_t a_from = k.body().size();
   if (tma && tma->a_copied) {  // A's K-major copy [.., M, K]
-    std::vector<std::string> a_shape = shape_of(operands[0]);
-    a_shape.resize(a_shape.size() - 2);
-    a_shape.insert(a_shape.end(), {row_shape[0], k_py});
-    k.line("a = " + operand(load_at(k, tma->a, linearize(k, a_dims, a_shape), "a_mask", "0.0",
-                                    low_precision(out)),
-                            true, "a_mask"));
+    k.line("a = " + copied(tma->a, operands[0], a_dims, row_shape[0], "a_mask"));
   } else {
     k.line("a = " + operand(emit(k, operands[0], Index{a_dims, "a_mask", "", {}}),
                             is_buffer(operands[0]), "a_mask"));
@@ -144,13 +148,9 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
                 "0.0", low_precision(out));
     b = operand(b, true, "b_mask");
   } else if (tma && tma->copied) {  // B's K-major copy [.., N, K], as a Linear's weight
-    std::vector<std::string> w_dims = batch_dims(operands[1]), w_shape = shape_of(operands[1]);
-    w_shape.resize(w_shape.size() - 2);
+    std::vector<std::string> w_dims = batch_dims(operands[1]);
     w_dims.insert(w_dims.end(), {"cols", "kb"});
-    w_shape.insert(w_shape.end(), {n_py, k_py});
-    b = operand(
-        load_at(k, tma->w, linearize(k, w_dims, w_shape), "b_mask", "0.0", low_precision(out)),
-        true, "b_mask");
+    b = copied(tma->w, operands[1], w_dims, n_py, "b_mask");
   } else {
     std::vector<std::string> b_dims = batch_dims(operands[1]);
     b_dims.push_back("kb");

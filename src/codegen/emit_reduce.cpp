@@ -52,6 +52,16 @@ struct Accumulator {
       combine;
 };
 
+// An accumulator's partial statistics of a tile that holds whole rows: its own `whole`, else
+// init, one update and lanes. `tile` emits the tile's load (after init, as the loop does).
+template <typename Tile>
+std::vector<std::string> whole_rows_of(Accumulator& a, Tile tile) {
+  if (a.whole) return a.whole(tile());
+  a.init();
+  a.update(tile());
+  return a.lanes();
+}
+
 std::string lane_reduce(Kernel& k, const std::string& how, const std::string& x) {
   return k.assign("tl." + how + "(" + x + ", axis=1)[:, None]");
 }
@@ -392,15 +402,8 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
     k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
     k.line("m = row_mask & (cols < hi)");
     Index idx{plan.to_input(kidx, decompose(k, "cols", plan.reduced)), "m", "", {}};
-    for (size_t i = 0; i < accs.size(); ++i) {
-      if (accs[i].whole) {
-        part.push_back(accs[i].whole(value_at(i, idx)));
-        continue;
-      }
-      accs[i].init();
-      accs[i].update(value_at(i, idx));
-      part.push_back(accs[i].lanes());
-    }
+    for (size_t i = 0; i < accs.size(); ++i)
+      part.push_back(whole_rows_of(accs[i], [&] { return value_at(i, idx); }));
   } else {
     for (Accumulator& a : accs) a.init();
     k.line("for c0 in range(lo, hi, BLOCK_R):");
@@ -820,15 +823,7 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
       k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
       whole = tile();
       std::string x = emit(k, in, *whole);
-      for (Accumulator& a : accs) {
-        if (a.whole) {
-          lanes.push_back(a.whole(x));
-          continue;
-        }
-        a.init();
-        a.update(x);
-        lanes.push_back(a.lanes());
-      }
+      for (Accumulator& a : accs) lanes.push_back(whole_rows_of(a, [&] { return x; }));
     } else {
       for (Accumulator& a : accs) a.init();
       k.line("for c0 in range(0, COLS, BLOCK_R):");

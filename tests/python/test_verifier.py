@@ -719,9 +719,10 @@ def test_timing_stops_early_only_on_steady_runs():
 
 
 def test_memory_estimate_counts_outputs_and_the_largest_intermediate():
-    """inputs.meta_footprint: a forward on the meta device gives the bytes of the outputs
-    and of the largest tensor an op makes (an upsampling makes far more than its input);
-    the random state is left as it was; a data-dependent shape gives (0, 0)."""
+    """inputs.meta_footprint: get_inputs() and a forward on the meta device give the bytes
+    of the inputs, of the outputs and of the largest tensor an op makes (an upsampling makes
+    far more than its input); the random state is left as it was; a data-dependent shape
+    gives the inputs' bytes alone."""
     import types
     import torch.nn as nn
     from drtriton.verifier import inputs
@@ -741,9 +742,9 @@ def test_memory_estimate_counts_outputs_and_the_largest_intermediate():
     task = types.SimpleNamespace(get_inputs=lambda: [torch.randn(8, 16)])
     torch.manual_seed(3)
     state = torch.random.get_rng_state()
-    assert inputs.meta_footprint(task, Upsample, [16]) == (8 * 4, 8 * 64 * 16 * 4)
+    assert inputs.meta_footprint(task, Upsample, [16]) == (8 * 16 * 4, 8 * 4, 8 * 64 * 16 * 4)
     assert torch.equal(torch.random.get_rng_state(), state)
-    assert inputs.meta_footprint(task, Nonzero, []) == (0, 0)
+    assert inputs.meta_footprint(task, Nonzero, []) == (8 * 16 * 4, 0, 0)
 
 
 def test_memory_gate_shares_the_gpu_by_parts(tmp_path, monkeypatch):

@@ -257,12 +257,6 @@ def _meta_shapes(task_module):
     return [tuple(t.shape) for t in tensors_of(inputs)], init
 
 
-def meta_nbytes(task_module):
-    """Bytes of the task's inputs, from a get_inputs() on the meta device (nothing drawn)."""
-    with torch.device("meta"):
-        return nbytes(list(task_module.get_inputs()))
-
-
 class _LargestTensor(TorchDispatchMode):
     """The bytes of the largest tensor any op makes inside the block (views make none)."""
 
@@ -279,17 +273,19 @@ class _LargestTensor(TorchDispatchMode):
 
 
 def meta_footprint(task_module, model_class, init_inputs):
-    """(outputs, largest): bytes of the task's outputs and of the largest tensor its forward
-    makes, from a forward on the meta device (nothing drawn or computed; the random state is
-    kept); (0, 0) where the forward cannot run there (a data-dependent shape)."""
-    try:
-        with torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
+    """(inputs, outputs, largest): bytes of the task's inputs, of its outputs and of the
+    largest tensor its forward makes, from get_inputs() and a forward on the meta device
+    (nothing drawn or computed; the random state is kept). get_inputs() failing raises;
+    the forward failing (a data-dependent shape) gives outputs and largest 0."""
+    with torch.random.fork_rng(devices=[]), torch.device("meta"), torch.no_grad():
+        inputs = list(task_module.get_inputs())
+        try:
             model = model_class(*init_inputs)
             with _LargestTensor() as largest:
-                out = model(*task_module.get_inputs())
-        return nbytes([out]), largest.nbytes
-    except Exception:
-        return 0, 0
+                out = model(*inputs)
+        except Exception:
+            return nbytes(inputs), 0, 0
+    return nbytes(inputs), nbytes([out]), largest.nbytes
 
 
 def size_constants(module):

@@ -535,10 +535,10 @@ class _Judgement:
         if gate is None:
             return
         try:
-            inputs = inputs_mod.meta_nbytes(self.task)
+            inputs, outputs, largest = inputs_mod.meta_footprint(self.task, self.Model,
+                                                                 self.init_inputs)
         except Exception:
             return  # get_inputs() fails: the sets' draw says so
-        outputs, largest = inputs_mod.meta_footprint(self.task, self.Model, self.init_inputs)
         state = inputs_mod.nbytes(list(self.state.values()))
         estimate = PEAK_PER_BYTE * (inputs + outputs + largest) + 3 * state
         parts = gate.need(estimate)
