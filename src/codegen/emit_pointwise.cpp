@@ -2,6 +2,7 @@
 // (materialize).
 #include <cctype>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "codegen/lowering.h"
@@ -119,6 +120,26 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
 std::string Lowering::materialize(ValueId v, bool channels_last) {
   std::vector<std::string> shape = shape_of(v);
   const Value& val = g_.value(v);
+  // A permute into [N, H, W, C] order of an NCHW value is that value written channels-last,
+  // seen through the permute: a kernel whose loads run along the positions and its stores
+  // along the channels, where one over [N, H, W, C] loads a channel's plane apart (a 7x7
+  // depthwise convolution then loaded 49 sectors an element).
+  if (!channels_last && val.kind == ValueKind::Node && channels_permute(g_.nodes()[val.node]) > 0) {
+    ValueId in = g_.nodes()[val.node].inputs[0];
+    if (!reads_channels_last(in)) {
+      auto before = buffers_.find(in);
+      std::optional<Buffer> kept;
+      if (before != buffers_.end()) kept = before->second;
+      std::string written = materialize(in, true);
+      if (kept) buffers_[in] = *kept;  // its NCHW buffer stays the one its other readers read
+      std::string view = "buf" + std::to_string(next_buffer_++), dims;
+      for (int64_t d : attr_ints(g_.nodes()[val.node].attrs, "dims"))
+        dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+      forward_.push_back(view + " = " + written + ".permute(" + dims + ")");
+      buffers_[v] = {view, true};
+      return view;
+    }
+  }
   std::string out = alloc(shape, val.type.dtype, channels_last);
   std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);

@@ -732,9 +732,13 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   bool fits = row_fits(plan.traced_cols, options_.knobs);
   // Rows over a middle dim (an RMS norm or softmax over channels) take the one pass where a
   // tile holds 32 or more of them, next to each other in memory: its loads run along them.
+  // Over the channels of a channels-last input, each row lies whole in memory, as a trailing
+  // one does (loads along the channels; an NCHW output's stores along the rows).
   constexpr int64_t kMaxMiddleCols = 128;  // 32 rows of a 4096-element tile
-  if (!trailing && !(plan.rows_contiguous && plan.traced_cols <= kMaxMiddleCols)) return false;
-  if (wants_channels_last(in) ||
+  const bool channels_inner = wants_channels_last(in) && dims == std::vector<int>{1};
+  if (!trailing && !channels_inner && !(plan.rows_contiguous && plan.traced_cols <= kMaxMiddleCols))
+    return false;
+  if ((wants_channels_last(in) && !channels_inner) ||
       (!fits && split_rows(plan.traced_rows, plan.traced_cols, plan.rows_contiguous)))
     return false;
   const bool reduction = n.schema().category == Category::Reduction;
@@ -788,7 +792,10 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   auto tile = [&] {
     k.line("m = row_mask & (cols < COLS)");
     std::vector<std::string> at = plan.to_input(row_dims, decompose(k, "cols", plan.reduced));
-    return trailing ? Index{at, "m", "rows * COLS + cols", shape_of(in)} : Index{at, "m", "", {}};
+    if (trailing || channels_inner)
+      return Index{at, "m", "rows * COLS + cols",
+                   trailing ? shape_of(in) : channels_last_shape(shape_of(in))};
+    return Index{at, "m", "", {}};
   };
   std::optional<Index> whole;                                // a row that fits: its one tile
   std::vector<std::vector<std::string>> part(stats.size());  // each statistic's partials

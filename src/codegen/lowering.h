@@ -86,7 +86,7 @@ class Lowering {
     std::map<int, std::set<ValueId>> readers;
   };
   ElementwiseRegion elementwise_region(ValueId v);
-  bool reduced_in_one_expression(ValueId v);
+  bool evaluated_in_one_kernel(ValueId v);
   bool read_by_window(ValueId v);
   bool reads_window(ValueId v, bool pools = true);
   // A convolution whose output channels each read one input channel (groups = in_channels:
@@ -106,10 +106,15 @@ class Lowering {
   // (those a convolution takes, or several kernels read), or else NCHW in tiles.
   bool channels_last() const { return nhwc_; }
   bool prefers_channels_last() const;  // layout=auto's choice for this graph
+  // Whether `v`'s expression reads memory whose channels vary fastest: a channels-last buffer,
+  // or a row-major [N, H, W, C] one seen through permute(0, 3, 1, 2) (with any layout knob).
   bool reads_channels_last(ValueId v);
+  // A permute of a 4-d or 5-d value between NCHW and channels-last order: +1 for (0, 2, 3, 1),
+  // into [N, H, W, C]; -1 for (0, 3, 1, 2), back; 0 for any other node.
+  static int channels_permute(const Node& n);
   bool wants_channels_last(ValueId v) {
     int rank = g_.value(v).type.rank();
-    return channels_last() && (rank == 4 || rank == 5) && reads_channels_last(v);
+    return (rank == 4 || rank == 5) && reads_channels_last(v);
   }
   std::string conv_operand(ValueId v);
   std::string as_tensor(ValueId v);  // a buffer or a torch view of one, for library calls

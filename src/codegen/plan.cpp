@@ -92,7 +92,7 @@ void Lowering::lower_graph() {
     // pool), which the second would recompute at each of its positions.
     if (!is_buffer(n.output) && !computed_inside_.count(n.output) &&
         ((users_[n.output] > 1 && cost(n.output) > options_.knobs.recompute_limit &&
-          !reduced_in_one_expression(n.output)) ||
+          !evaluated_in_one_kernel(n.output)) ||
          (read_by_window(n.output) && reads_window(n.output)))) {
       materialize(n.output, wants_channels_last(n.output));
     }
@@ -184,16 +184,24 @@ Lowering::ElementwiseRegion Lowering::elementwise_region(ValueId v) {
   return r;
 }
 
-// Do all of `v`'s readers lead, through elementwise nodes only, to one value that one
-// reduction alone reads (as a Huber loss's |d| and d^2 lead to the mean of a `where`)? The
-// reduction's kernel then evaluates that value's expression once per element, and `v` in
-// it once (emit remembers a value at an index): writing `v` would only add memory traffic.
-bool Lowering::reduced_in_one_expression(ValueId v) {
+// Do all of `v`'s readers lead, through elementwise nodes only, to one value that one kernel
+// alone evaluates: one reduction that alone reads it (as a Huber loss's |d| and d^2 lead to
+// the mean of a `where`), or the program's one output among them, of `v`'s shape and read by
+// nothing else (|x| + 1 read by a log, a sqrt and a reciprocal summed into the output)? That
+// kernel evaluates `v` once per element (emit remembers a value at an index): writing it
+// would only add memory traffic.
+bool Lowering::evaluated_in_one_kernel(ValueId v) {
   ElementwiseRegion r = elementwise_region(v);
   const std::vector<ValueId>& outputs = g_.outputs();
+  std::vector<ValueId> returned;
   for (ValueId x : r.values)
-    if (std::find(outputs.begin(), outputs.end(), x) != outputs.end()) return false;
-  if (r.readers.size() != 1) return false;
+    if (std::find(outputs.begin(), outputs.end(), x) != outputs.end()) returned.push_back(x);
+  if (returned.size() == 1 && r.readers.empty() && returned[0] != v) {
+    for (ValueId x : r.values)
+      if (g_.value(x).type.shape != g_.value(v).type.shape) return false;
+    return std::count(outputs.begin(), outputs.end(), returned[0]) == 1;
+  }
+  if (!returned.empty() || r.readers.size() != 1) return false;
   const auto& [reader, read] = *r.readers.begin();
   return read.size() == 1 && *read.begin() != v &&
          g_.nodes()[reader].schema().category == Category::Reduction;
@@ -298,8 +306,22 @@ bool Lowering::prefers_channels_last() const {
   return larger;
 }
 
+int Lowering::channels_permute(const Node& n) {
+  if (n.op != Op::Permute) return 0;
+  std::vector<int64_t> perm = attr_ints(n.attrs, "dims");
+  const int64_t rank = static_cast<int64_t>(perm.size());
+  if (rank != 4 && rank != 5) return 0;
+  std::vector<int64_t> into = {0}, back = {0, rank - 1};
+  for (int64_t d = 2; d < rank; ++d) into.push_back(d);
+  into.push_back(1);
+  for (int64_t d = 1; d < rank - 1; ++d) back.push_back(d);
+  for (int64_t& d : perm) d = (d + rank) % rank;
+  return perm == into ? 1 : perm == back ? -1 : 0;
+}
+
 // Does `v`'s expression read a channels-last buffer (a convolution's result, directly or
-// through elementwise and layout ops)?
+// through elementwise and layout ops), or a row-major [N, H, W, C] one permuted back to NCHW
+// (a ConvNeXt block's linear layers run on channels-last rows)?
 bool Lowering::reads_channels_last(ValueId v) {
   auto b = buffers_.find(v);
   if (b != buffers_.end()) return channels_last_.count(b->second.var) > 0;
@@ -308,8 +330,12 @@ bool Lowering::reads_channels_last(ValueId v) {
   if (g_.value(v).kind != ValueKind::Node) return false;
   auto it = reads_cl_.find(v);
   if (it != reads_cl_.end()) return it->second;
+  const Node& n = g_.nodes()[g_.value(v).node];
   bool reads = false;
-  for (ValueId in : g_.nodes()[g_.value(v).node].inputs) reads = reads || reads_channels_last(in);
+  if (int permute = channels_permute(n))
+    reads = permute < 0 && !reads_channels_last(n.inputs[0]);
+  else
+    for (ValueId in : n.inputs) reads = reads || reads_channels_last(in);
   reads_cl_[v] = reads;
   return reads;
 }
