@@ -76,8 +76,8 @@ struct CodegenKnobs {
   // Memory layout of 2-d and 3-d (transposed) convolutions: "nchw", "channels_last"
   // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them), or "auto":
   // channels-last for a program whose library convolutions are 2-d, ungrouped and some
-  // larger than 1x1, with only elementwise work besides (Lowering::prefers_channels_last),
-  // else NCHW. The logical shapes stay NCHW; kernels read a channels-last buffer through its
+  // larger than 1x1, followed by work that reads along the channels or not at all
+  // (Lowering::prefers_channels_last), else NCHW. The logical shapes stay NCHW; kernels read a channels-last buffer through its
   // permuted strides, write the buffers they hand to a convolution channels-last, and the
   // program's outputs in the reference's contiguous layout.
   std::string layout = "auto";

@@ -496,9 +496,6 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   return vars;
 }
 
-namespace {
-
-// The dims a reduction node reduces, each in 0..rank-1.
 std::vector<int> reduced_dims(const Node& n, int rank) {
   std::vector<int> dims;
   const AttrSpec* dim_spec = n.schema().find_attr("dim");
@@ -512,6 +509,8 @@ std::vector<int> reduced_dims(const Node& n, int rank) {
   std::sort(dims.begin(), dims.end());
   return dims;
 }
+
+namespace {
 
 // What a node asks of a statistics kernel: its statistic ("sum", "argmax", "max_sumexp", ...),
 // the dims of its input it reduces, and the results' type. Reductions, and the normalizations

@@ -24,6 +24,9 @@ struct Buffer {
   bool written_by_kernel = false;
 };
 
+// The dims a reduction, softmax or log-softmax node reduces, each in 0..rank-1, in order.
+std::vector<int> reduced_dims(const Node& n, int rank);
+
 // A reduction over a regrouped view of its input: rows enumerate `kept`, columns `reduced`;
 // `to_input` maps (row index, column index) to an index of the input, `row_of` maps an
 // index of the normalized output back to its row's index.
@@ -87,6 +90,7 @@ class Lowering {
   };
   ElementwiseRegion elementwise_region(ValueId v);
   bool evaluated_in_one_kernel(ValueId v);
+  bool rereads_one_tensor(ValueId v);
   bool read_by_window(ValueId v);
   bool reads_window(ValueId v, bool pools = true);
   // A convolution whose output channels each read one input channel (groups = in_channels:

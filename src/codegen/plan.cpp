@@ -92,7 +92,7 @@ void Lowering::lower_graph() {
     // pool), which the second would recompute at each of its positions.
     if (!is_buffer(n.output) && !computed_inside_.count(n.output) &&
         ((users_[n.output] > 1 && cost(n.output) > options_.knobs.recompute_limit &&
-          !evaluated_in_one_kernel(n.output)) ||
+          !evaluated_in_one_kernel(n.output) && !rereads_one_tensor(n.output)) ||
          (read_by_window(n.output) && reads_window(n.output)))) {
       materialize(n.output, wants_channels_last(n.output));
     }
@@ -207,6 +207,51 @@ bool Lowering::evaluated_in_one_kernel(ValueId v) {
          g_.nodes()[reader].schema().category == Category::Reduction;
 }
 
+// Is `v` a short elementwise expression (up to four times the recompute limit in distinct
+// operators) that loads one tensor of its own size, besides smaller ones (a bias, a
+// per-channel slope)? Each of its readers then loads one tensor of that size whether `v` is
+// written or evaluated again (a PReLU of a convolution read by a var_mean and by the
+// standardization after it), where no reader broadcasts it: writing it would add a write and
+// a read.
+bool Lowering::rereads_one_tensor(ValueId v) {
+  const int64_t size = g_.value(v).type.numel();
+  int operators = 0;
+  std::set<ValueId> seen, sources;
+  std::vector<ValueId> todo = {v};
+  while (!todo.empty()) {
+    ValueId u = todo.back();
+    todo.pop_back();
+    if (!seen.insert(u).second) continue;
+    if (is_buffer(u) || raw_.count(u) || g_.value(u).kind != ValueKind::Node) {
+      if (g_.value(u).type.numel() >= size) sources.insert(u);
+      continue;
+    }
+    const Node& n = g_.nodes()[g_.value(u).node];
+    Category c = n.schema().category;
+    if (c != Category::Unary && c != Category::Binary && c != Category::Layout) return false;
+    if (c != Category::Layout && ++operators > 4 * options_.knobs.recompute_limit) return false;
+    todo.insert(todo.end(), n.inputs.begin(), n.inputs.end());
+  }
+  if (sources.size() > 1) return false;
+  // No reader may evaluate it at more positions than it has (a broadcast into a larger shape
+  // would evaluate it again at each).
+  todo = {v};
+  seen.clear();
+  while (!todo.empty()) {
+    ValueId u = todo.back();
+    todo.pop_back();
+    if (!seen.insert(u).second) continue;
+    if (g_.value(u).type.numel() > size) return false;
+    for (int c : consumers_[u]) {
+      Category category = g_.nodes()[c].schema().category;
+      if (category == Category::Unary || category == Category::Binary ||
+          category == Category::Layout)
+        todo.push_back(g_.nodes()[c].output);
+    }
+  }
+  return true;
+}
+
 // Is `v` the input of a window (a pool but a global one, a depthwise convolution)?
 bool Lowering::read_by_window(ValueId v) {
   for (int c : consumers_[v]) {
@@ -276,24 +321,41 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
   return DType::F32;
 }
 
-// layout=auto: channels-last where Inductor's layout optimization would take it and no
-// kernel after a convolution reads it in NCHW tiles: every library convolution 2-d (3-d ones
-// ran slower channels-last under torch.compile), none grouped with several channels a group
-// (Inductor's exclusion), one at least larger than 1x1 (where cuDNN gains most from NHWC),
-// and every other operator elementwise, and each with 32 output channels or more: cuDNN's NHWC
-// kernels for fewer (3 to 16 channels, a synthetic ConvTranspose2d and a dilated Conv2d on an
-// H100) ran on TF32 where eager's NCHW ones did not, and were rejected (relative error 2.8e-4
-// against bounds near 1e-6). torch.compile, channels-last, ran such programs
-// 1.2x to 1.5x faster than the NCHW solutions (nine programs of the corpus in
-// docs/results/corpus_gpu_h200_static_precompile_compile.json; not yet measured here); programs
-// with normalizations, pools or shuffles after a convolution stay NCHW, where whole solutions
-// measured both ways split (docs/results/conv_layout_h200.md).
+// layout=auto: channels-last where Inductor's layout optimization would take it and the
+// kernels after a convolution read it along the channels or not at all: every library
+// convolution 2-d (3-d ones ran slower channels-last under torch.compile), none grouped with
+// several channels a group (Inductor's exclusion), one at least larger than 1x1 (where cuDNN
+// gains most from NHWC), and each with 32 output channels or more: cuDNN's NHWC kernels for
+// fewer (3 to 16 channels, a synthetic ConvTranspose2d and a dilated Conv2d on an H100) ran
+// on TF32 where eager's NCHW ones did not, and were rejected (relative error 2.8e-4 against
+// bounds near 1e-6). The other operators: elementwise ones; softmaxes and reductions over the
+// channels alone (each position's channels lie next to each other, one pass of whole rows),
+// over the positions (a global pool's) or over both; pools (a window's neighbouring outputs read
+// neighbouring channels; a global pool reads channels as rows) and views of what they leave.
+// Normalizations over space and channel shuffles stay NCHW, where whole solutions measured
+// both ways lost channels-last (docs/results/conv_layout_h200.md).
 bool Lowering::prefers_channels_last() const {
   bool larger = false;
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
     if (c == Category::Unary || c == Category::Binary || n.op == Op::Cast || n.op == Op::Clone ||
         n.op == Op::Contiguous || n.op == Op::Identity)
+      continue;
+    const Shape& in = g_.value(n.inputs[0]).type.shape;
+    const int rank = static_cast<int>(in.size());
+    const bool spatial = rank == 4 || rank == 5;
+    if (spatial && (n.op == Op::Softmax || n.op == Op::LogSoftmax ||
+                    (c == Category::Reduction && n.op != Op::Cumsum && n.op != Op::Cumprod &&
+                     n.op != Op::NllLoss))) {
+      std::vector<int> dims = reduced_dims(n, rank), positions;
+      for (int d = 2; d < rank; ++d) positions.push_back(d);
+      std::vector<int> all_but_batch = positions;
+      all_but_batch.insert(all_but_batch.begin(), 1);
+      if (dims == std::vector<int>{1} || dims == positions || dims == all_but_batch) continue;
+    }
+    if (c == Category::Pooling && spatial) continue;
+    // A view of what a global pool or reduction left: no positions to read across.
+    if (c == Category::Layout && rank >= 2 && g_.value(n.inputs[0]).type.numel() <= in[0] * in[1])
       continue;
     if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
