@@ -77,9 +77,9 @@ struct CodegenKnobs {
   // (cuDNN on NHWC / NDHWC input, weight and output, as Inductor runs them), or "auto":
   // channels-last for a program whose library convolutions are 2-d, ungrouped and some
   // larger than 1x1, followed by work that reads along the channels or not at all
-  // (Lowering::prefers_channels_last), else NCHW. The logical shapes stay NCHW; kernels read a channels-last buffer through its
-  // permuted strides, write the buffers they hand to a convolution channels-last, and the
-  // program's outputs in the reference's contiguous layout.
+  // (Lowering::prefers_channels_last), else NCHW. The logical shapes stay NCHW; kernels read a
+  // channels-last buffer through its permuted strides, write the buffers they hand to a convolution
+  // channels-last, and the program's outputs in the reference's contiguous layout.
   std::string layout = "auto";
   // How a kernel takes the sizes it reads: "static", as tl.constexpr (a compile per shape,
   // as Inductor's static shapes): index arithmetic then divides by constants, a multiply and

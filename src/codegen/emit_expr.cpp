@@ -211,8 +211,7 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
       }
       case Op::Flip: {
         Index r{idx.dims, idx.mask, "", {}};
-        for (int64_t d : attr_ints(n.attrs, "dims"))
-          r.dims[d] = "(" + k.size(ishape[d]) + " - 1 - " + idx.dims[d] + ")";
+        for (int64_t d : attr_ints(n.attrs, "dims")) r.dims[d] = k.flipped(ishape[d], idx.dims[d]);
         return emit(k, in, r);
       }
       case Op::Slice: {  // input index = start + i * step, start counted from the end if < 0

@@ -124,8 +124,9 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   // seen through the permute: a kernel whose loads run along the positions and its stores
   // along the channels, where one over [N, H, W, C] loads a channel's plane apart (a 7x7
   // depthwise convolution then loaded 49 sectors an element).
-  if (!channels_last && val.kind == ValueKind::Node && channels_permute(g_.nodes()[val.node]) > 0) {
-    ValueId in = g_.nodes()[val.node].inputs[0];
+  const Node* node = val.kind == ValueKind::Node ? &g_.nodes()[val.node] : nullptr;
+  if (!channels_last && node && channels_permute(*node) > 0) {
+    ValueId in = node->inputs[0];
     if (!reads_channels_last(in)) {
       auto before = buffers_.find(in);
       std::optional<Buffer> kept;
@@ -133,7 +134,7 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
       std::string written = materialize(in, true);
       if (kept) buffers_[in] = *kept;  // its NCHW buffer stays the one its other readers read
       std::string view = "buf" + std::to_string(next_buffer_++), dims;
-      for (int64_t d : attr_ints(g_.nodes()[val.node].attrs, "dims"))
+      for (int64_t d : attr_ints(node->attrs, "dims"))
         dims += (dims.empty() ? "" : ", ") + std::to_string(d);
       forward_.push_back(view + " = " + written + ".permute(" + dims + ")");
       buffers_[v] = {view, true};
@@ -141,7 +142,7 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
     }
   }
   std::string out = alloc(shape, val.type.dtype, channels_last);
-  std::string what = val.kind == ValueKind::Node ? g_.nodes()[val.node].schema().name : "copy";
+  std::string what = node ? node->schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
   std::string block = pointwise_block(options_.knobs);
   if (channels_last ? !reads_channels_last(v) : wants_channels_last(v)) {

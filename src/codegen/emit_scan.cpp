@@ -44,7 +44,7 @@ void Lowering::lower_scan(const Node& n) {
   std::string t = k.assign(is_product ? "tl.where(m, " + x + ", 1.0).to(tl.float64)"
                                       : "tl.where(m, " + x + ", 0.0)");
   std::vector<std::string> at = full;
-  if (flip) at[scan_dim] = "(" + k.size(shape[scan_dim]) + " - 1 - " + full[scan_dim] + ")";
+  if (flip) at[scan_dim] = k.flipped(shape[scan_dim], full[scan_dim]);
   std::string off = linearize(k, at, shape);
   if (is_digits(off)) off = "m.to(tl.int32) * 0 + " + off;  // a block of pointers for a block
   if (is_product) {

@@ -88,6 +88,10 @@ class Kernel {
     sizes_.insert(dim);
     return dim;
   }
+  // Index `i` of a dim of `dim` elements counted from its other end (a flip).
+  std::string flipped(const std::string& dim, const std::string& i) {
+    return "(" + size(dim) + " - 1 - " + i + ")";
+  }
   std::string size_product(const std::vector<std::string>& dims) {
     std::vector<std::string> f;
     for (const auto& d : dims) f.push_back(size(d));
