@@ -4,7 +4,9 @@
 # and channels-last; PROFILE_KNOBS="layout=nchw layout=channels_last" by default, one
 # solution per word). Builds drtriton (scripts/gpu_build.sh, carry .deps); writes
 # $OUT/kernel_profile.md and prints it. PROFILE_COMPILE=0 leaves torch.compile out (seconds
-# a program rather than an Inductor compile each), PROFILE_TOP=N lists N kernels a run.
+# a program rather than an Inductor compile each), PROFILE_TOP=N lists N kernels a run,
+# PROFILE_INDUCTOR_CODE=1 also packs the Triton source Inductor wrote into
+# $OUT/inductor_kernels.tgz (to read what torch.compile does where it wins).
 #   there: bash scripts/gpu_profile.sh tests/programs/real/fused/conv2d_bn_relu.py [...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,10 @@ for program in "$@"; do
   [ ${#solutions[@]} -gt 0 ] && pairs+=("$program" "$(IFS=,; echo "${solutions[*]}")")
 done
 compile_flag=$([ "${PROFILE_COMPILE:-1}" = 0 ] && echo --no-compile)
-python3 bench/kernel_profile.py "${pairs[@]}" --top "${PROFILE_TOP:-8}" $compile_flag --out "$OUT/kernel_profile.md" \
+TORCHINDUCTOR_CACHE_DIR="$work/inductor" \
+  python3 bench/kernel_profile.py "${pairs[@]}" --top "${PROFILE_TOP:-8}" $compile_flag --out "$OUT/kernel_profile.md" \
   > "$OUT/kernel_profile.log" 2>&1
+if [ "${PROFILE_INDUCTOR_CODE:-0}" = 1 ] && [ -d "$work/inductor" ]; then
+  (cd "$work/inductor" && grep -rl --include='*.py' '@triton.jit' . | tar czf "$OUT/inductor_kernels.tgz" -T -)
+fi
 cat "$OUT/kernel_profile.md" 2> /dev/null || tail -20 "$OUT/kernel_profile.log"

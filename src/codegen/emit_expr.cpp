@@ -442,17 +442,26 @@ std::set<std::string> outside_window(const Index& idx, int first) {
   return same;
 }
 
-// Each position of a window over the trailing start.size() dims of `idx`, in order: offsets
-// in steps of `dilation` from `start`, valid inside [0, stop). `visit` gets the index the
-// input is read at (masked where it is not valid) and the validity.
-void for_each_position(Kernel& k, const Index& idx, const std::vector<std::string>& start,
-                       const std::vector<std::string>& stop, const std::vector<int64_t>& window,
-                       const std::vector<int64_t>& dilation, const std::set<std::string>& same,
+// The offsets of a window (kernel, stride, padding, dilation; output length PyTorch's
+// window_out) that stay inside an input of any length at every output position: from the
+// padding on, and up to dilation * (kernel - 1) - padding, where the last output's window
+// ends at most `padding` past the input. In ceil mode the last window only starts inside it.
+WindowDim sliding_window(std::string start, std::string stop, int64_t kernel, int64_t padding,
+                         int64_t dilation, bool ceil_mode) {
+  int64_t last = ceil_mode ? 0 : dilation * (kernel - 1) - padding;
+  return {std::move(start), std::move(stop), kernel, dilation, padding, last};
+}
+
+// Each position of a window over the trailing dims of `idx`, in order. `visit` gets the index
+// the input is read at (masked where it is not valid) and the validity ("" where every
+// position of the window is inside the input).
+void for_each_position(Kernel& k, const Index& idx, const std::vector<WindowDim>& window,
+                       const std::set<std::string>& same,
                        const std::function<void(const Index&, const std::string&)>& visit) {
-  int sp = static_cast<int>(start.size());
+  int sp = static_cast<int>(window.size());
   int first = static_cast<int>(idx.dims.size()) - sp;
   int64_t positions = 1;
-  for (int64_t w : window) positions *= w;
+  for (const WindowDim& w : window) positions *= w.size;
   for (int64_t p = 0; p < positions; ++p) {
     Index r = idx;
     r.linear.clear();
@@ -461,15 +470,16 @@ void for_each_position(Kernel& k, const Index& idx, const std::vector<std::strin
     std::vector<std::string> conds;
     int64_t rest = p;
     for (int d = sp - 1; d >= 0; --d) {
-      int64_t off = rest % window[d];
-      rest /= window[d];
-      std::string pos = named(k, offset_by(start[d], off * dilation[d]));
-      conds.push_back("(" + pos + " >= 0)");
-      conds.push_back("(" + pos + " < " + stop[d] + ")");
+      const WindowDim& w = window[d];
+      int64_t off = rest % w.size * w.dilation;
+      rest /= w.size;
+      std::string pos = named(k, offset_by(w.start, off));
+      if (off < w.first_inside) conds.push_back("(" + pos + " >= 0)");
+      if (off > w.last_inside) conds.push_back("(" + pos + " < " + w.stop + ")");
       r.dims[first + d] = pos;
     }
-    std::string valid = k.assign(join(conds, " & "));
-    r.mask = "(" + idx.mask + ") & " + valid;
+    std::string valid = conds.empty() ? "" : k.assign(join(conds, " & "));
+    if (!valid.empty()) r.mask = "(" + idx.mask + ") & " + valid;
     visit(r, valid);
   }
 }
@@ -477,7 +487,7 @@ void for_each_position(Kernel& k, const Index& idx, const std::vector<std::strin
 }  // namespace
 
 // A pooling window, unrolled: each position reads the input expression, masked where the
-// window leaves the input (padding, ceil mode, adaptive bounds).
+// window may leave the input (padding, ceil mode, adaptive bounds).
 std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   ValueId in = n.inputs[0];
   std::vector<std::string> ishape = shape_of(in);
@@ -486,51 +496,62 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   int rank = static_cast<int>(ishape.size());
   bool adaptive = n.op == Op::AdaptiveAvgPool2d || n.op == Op::AdaptiveAvgPool3d;
   bool is_max = n.op == Op::MaxPool1d || n.op == Op::MaxPool2d || n.op == Op::MaxPool3d;
+  bool ceil_mode = !adaptive && attr_bool(n.attrs, "ceil_mode");
   int sp = adaptive ? static_cast<int>(attr_ints(n.attrs, "output_size").size())
                     : static_cast<int>(attr_ints(n.attrs, "kernel_size").size());
   int first = rank - sp;
-  std::vector<std::string> start(sp), stop(sp), size_incl(sp);
-  std::vector<int64_t> window(sp), dilation(sp, 1);
+  std::vector<WindowDim> window(sp);
+  std::vector<std::string> sizes;  // an average's divisor, a factor a dim
   for (int d = 0; d < sp; ++d) {
     std::string o = window_index(k, idx, idx.dims[first + d]);
     std::string len = k.size(ishape[first + d]);
     if (adaptive) {
       int64_t out_n = ocon[first + d];
-      start[d] = k.assign("(" + o + " * " + len + ") // " + std::to_string(out_n));
-      stop[d] = k.assign("((" + o + " + 1) * " + len + " + " + std::to_string(out_n - 1) + ") // " +
-                         std::to_string(out_n));
-      // The widest window for this size, plus one for an input a size smaller or larger.
-      window[d] = (icon[first + d] + out_n - 1) / out_n + 1;
+      std::string start = k.assign("(" + o + " * " + len + ") // " + std::to_string(out_n));
+      std::string stop = k.assign("((" + o + " + 1) * " + len + " + " + std::to_string(out_n - 1) +
+                                  ") // " + std::to_string(out_n));
+      // Where the size is fixed, the windows' widths are known (17 -> 7 has 3 and 4): as many
+      // positions as the widest, and no check within the narrowest.
+      int64_t len_n = icon[first + d], narrowest = len_n, widest = 0;
+      for (int64_t i = 0; i < out_n; ++i) {
+        int64_t width = ((i + 1) * len_n + out_n - 1) / out_n - i * len_n / out_n;
+        narrowest = std::min(narrowest, width);
+        widest = std::max(widest, width);
+      }
+      window[d] = {start, stop, widest, 1, 0, narrowest - 1};
+      sizes.push_back("(" + stop + " - " + start + ")");
       continue;
     }
     int64_t ks = attr_ints(n.attrs, "kernel_size")[d];
     int64_t st = attr_ints(n.attrs, "stride")[d];
     int64_t pad = attr_ints(n.attrs, "padding")[d];
-    start[d] = named(k, offset_by(scaled(o, st), -pad));
-    window[d] = ks;
-    if (is_max) {
-      stop[d] = len;
-      dilation[d] = attr_ints(n.attrs, "dilation")[d];
+    int64_t dilation = is_max ? attr_ints(n.attrs, "dilation")[d] : 1;
+    std::string start = named(k, offset_by(scaled(o, st), -pad));
+    window[d] = sliding_window(start, len, ks, pad, dilation, ceil_mode);
+    if (is_max) continue;
+    if (!attr_bool(n.attrs, "count_include_pad")) {  // the positions inside the input
+      sizes.push_back(k.assign("tl.minimum(" + offset_by(start, ks) + ", " + len +
+                               ") - tl.maximum(" + start + ", 0)"));
+    } else if (ceil_mode) {  // padding counts, but not a ceil-mode window past it
+      sizes.push_back(k.assign("tl.minimum(" + offset_by(start, ks) + ", " + offset_by(len, pad) +
+                               ") - " + start));
     } else {
-      std::string end =
-          k.assign("tl.minimum(" + offset_by(start[d], ks) + ", " + offset_by(len, pad) + ")");
-      size_incl[d] = k.assign(end + " - " + start[d]);
-      stop[d] = k.assign("tl.minimum(" + end + ", " + len + ")");
+      sizes.push_back(std::to_string(ks));
     }
   }
-  // An adaptive window over a size known only at run time has a width known only then
-  // (17 -> 7 has windows of 4 where 14 -> 7 has 3): loops bounded by the widest window.
+  // An adaptive window over a size known only at run time has a width known only then:
+  // loops over the widest window, masked past each window's own stop.
   bool runtime_window = false;
   for (int d = 0; adaptive && d < sp; ++d)
     runtime_window = runtime_window || !is_digits(ishape[first + d]);
-  if (runtime_window) return emit_adaptive_pool_loop(k, n, idx, start, stop);
+  if (runtime_window) return emit_adaptive_pool_loop(k, n, idx, window);
   std::string acc;
   for_each_position(
-      k, idx, start, stop, window, dilation, outside_window(idx, first),
-      [&](const Index& r, const std::string& valid) {
+      k, idx, window, outside_window(idx, first), [&](const Index& r, const std::string& valid) {
         std::string v = emit(k, in, r);
-        std::string term = is_max ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
-                                  : "tl.where(" + valid + ", " + v + ", 0.0)";
+        std::string term = valid.empty() ? v
+                           : is_max      ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
+                                         : "tl.where(" + valid + ", " + v + ", 0.0)";
         if (acc.empty()) {
           acc = k.assign(term);
         } else {
@@ -538,15 +559,11 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
         }
       });
   if (is_max) return acc;
-  std::vector<std::string> sizes;
-  for (int d = 0; d < sp; ++d) {
-    if (adaptive) {
-      sizes.push_back("(" + stop[d] + " - " + start[d] + ")");
-    } else if (attr_bool(n.attrs, "count_include_pad")) {
-      sizes.push_back(size_incl[d]);
-    } else {
-      sizes.push_back("(" + stop[d] + " - tl.maximum(" + start[d] + ", 0))");
-    }
+  bool constant = std::all_of(sizes.begin(), sizes.end(), is_digits);
+  if (constant) {
+    int64_t count = 1;
+    for (const std::string& f : sizes) count *= std::stoll(f);
+    return k.assign(acc + " / " + std::to_string(count) + ".0");
   }
   return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
 }
@@ -565,12 +582,13 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   int64_t per_group = attr_int(n.attrs, "out_channels") / attr_int(n.attrs, "groups");
   std::string channel = idx.dims[1];
   std::string weight = param_var(n, "weight");
-  std::vector<std::string> start(sp), stop(sp);
+  std::vector<WindowDim> window(sp);
   for (int d = 0; d < sp; ++d) {
     std::string o = window_index(k, idx, idx.dims[first + d]);
-    start[d] = named(k, offset_by(scaled(o, attr_ints(n.attrs, "stride")[d]),
-                                  -attr_ints(n.attrs, "padding")[d]));
-    stop[d] = k.size(ishape[first + d]);
+    int64_t pad = attr_ints(n.attrs, "padding")[d];
+    std::string start = named(k, offset_by(scaled(o, attr_ints(n.attrs, "stride")[d]), -pad));
+    window[d] = sliding_window(start, k.size(ishape[first + d]), ks[d], pad,
+                               attr_ints(n.attrs, "dilation")[d], /*ceil_mode=*/false);
   }
   std::set<std::string> same = outside_window(idx, first);
   std::string in_channel = attr_int(n.attrs, "in_channels") == 1 ? "0"
@@ -583,18 +601,15 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   at.dims[1] = in_channel;
   std::string acc;
   int64_t p = 0;
-  for_each_position(k, at, start, stop, ks, attr_ints(n.attrs, "dilation"), same,
-                    [&](const Index& r, const std::string& valid) {
-                      std::string x = emit(k, in, r);
-                      std::string offset = is_digits(channel)
-                                               ? std::to_string(std::stoll(channel) * positions + p)
-                                               : offset_by(scaled(channel, positions), p);
-                      ++p;
-                      std::string w =
-                          load_at(k, weight, offset, load_mask(idx, {channel}), "0.0", widen);
-                      std::string term = "tl.where(" + valid + ", " + x + ", 0.0) * " + w;
-                      acc = k.assign(acc.empty() ? term : acc + " + " + term);
-                    });
+  for_each_position(k, at, window, same, [&](const Index& r, const std::string& valid) {
+    std::string x = emit(k, in, r);
+    std::string offset = is_digits(channel) ? std::to_string(std::stoll(channel) * positions + p)
+                                            : offset_by(scaled(channel, positions), p);
+    ++p;
+    std::string w = load_at(k, weight, offset, load_mask(idx, {channel}), "0.0", widen);
+    std::string term = (valid.empty() ? x : "tl.where(" + valid + ", " + x + ", 0.0)") + " * " + w;
+    acc = k.assign(acc.empty() ? term : acc + " + " + term);
+  });
   if (has_param(n, "bias")) {
     std::string b =
         load_at(k, param_var(n, "bias"), channel, load_mask(idx, {channel}), "0.0", widen);
@@ -606,31 +621,33 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
 }
 
 // An adaptive average pool as loops over its window, each as wide as the widest window of
-// the run-time size (ceil(len / out) + 1): positions past a window's own stop are masked.
+// the run-time size (len / out where out divides len, else ceil(len / out) + 1): positions past
+// a window's own stop are masked. Sizes given as constants unroll the loops (tl.static_range).
 std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
-                                              const std::vector<std::string>& start,
-                                              const std::vector<std::string>& stop) {
+                                              const std::vector<WindowDim>& window) {
   ValueId in = n.inputs[0];
   std::vector<std::string> ishape = shape_of(in);
   const Shape& ocon = g_.value(n.output).type.shape;
-  int sp = static_cast<int>(start.size());
+  int sp = static_cast<int>(window.size());
   int first = static_cast<int>(ishape.size()) - sp;
   // The sum takes the whole index's shape from the start: a loop-carried value must keep
   // its shape, and the window's start may vary along fewer axes than the loads (Triton
   // refuses to compile the loop otherwise; its interpreter does not check).
-  std::string zero = "(" + start[0] + " * 0)";
+  std::string zero = "(" + window[0].start + " * 0)";
   if (!idx.mask.empty()) zero = "(" + zero + " + tl.where(" + idx.mask + ", 0, 0))";
   std::string acc = k.assign(zero + ".to(tl.float32)");
+  bool unrolled = options_.knobs.sizes == "static";
   std::vector<std::string> pos(sp);
   for (int d = 0; d < sp; ++d) {
     std::string out_n = std::to_string(ocon[first + d]);
-    std::string widest =
-        "(" + k.size(ishape[first + d]) + " + " + out_n + " - 1) // " + out_n + " + 1";
+    std::string len = k.size(ishape[first + d]);
+    std::string widest = "(" + len + " + " + out_n + " - 1) // " + out_n + " + (" + len + " % " +
+                         out_n + " + " + out_n + " - 1) // " + out_n;
     pos[d] = k.tmp();
     std::string step = k.tmp();
-    k.line("for " + step + " in range(0, " + widest + "):");
+    k.line("for " + step + " in " + (unrolled ? "tl.static_range(" : "range(0, ") + widest + "):");
     k.push();
-    k.line(pos[d] + " = " + start[d] + " + " + step);
+    k.line(pos[d] + " = " + window[d].start + " + " + step);
   }
   Index r = idx;
   r.linear.clear();
@@ -638,7 +655,7 @@ std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const In
   r.invariant.clear();
   std::vector<std::string> conds;
   for (int d = 0; d < sp; ++d) {
-    conds.push_back("(" + pos[d] + " < " + stop[d] + ")");
+    conds.push_back("(" + pos[d] + " < " + window[d].stop + ")");
     r.dims[first + d] = pos[d];
   }
   std::string valid = k.assign(join(conds, " & "));
@@ -647,7 +664,7 @@ std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const In
   k.line(acc + " = " + acc + " + tl.where(" + valid + ", " + v + ", 0.0)");
   for (int d = 0; d < sp; ++d) k.pop();
   std::vector<std::string> sizes;
-  for (int d = 0; d < sp; ++d) sizes.push_back("(" + stop[d] + " - " + start[d] + ")");
+  for (const WindowDim& w : window) sizes.push_back("(" + w.stop + " - " + w.start + ")");
   return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
 }
 

@@ -131,7 +131,12 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
       }
       std::string y = k.assign(x + " - " + shift);
       std::string delta = k.assign("tl.where(m, " + y + " - " + mean + ", 0.0)");
-      k.line(mean + " = " + mean + " + " + delta + " / tl.maximum(" + cnt + ", 1.0)");
+      // A lane inside the row at this tile was inside it at every tile before (its column
+      // only grows), so its count is the tile's number: one reciprocal a tile, not a division
+      // an element (masked lanes add a zero delta). The update runs in a column loop over
+      // c0 from lo in steps of BLOCK_R (stats_kernel, lower_in_one_pass).
+      std::string inverse = k.assign("1.0 / ((c0 - lo) // BLOCK_R + 1)");
+      k.line(mean + " = " + mean + " + " + delta + " * " + inverse);
       k.line(m2 + " = " + m2 + " + " + delta + " * tl.where(m, " + y + " - " + mean + ", 0.0)");
     };
     a.lanes = [&k, count, cnt, mean, m2, shift, sum, lost, exact_mean] {
@@ -152,7 +157,7 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
           lane_reduce(k, "sum", m2 + " + " + cnt + " * " + d + " * " + d), shifted};
     };
     // A whole row in registers: its mean, then the squared deviations from it (two passes
-    // over registers, more exact than Welford's update and without its division an element).
+    // over registers, more exact than Welford's update).
     a.whole = [&k](const std::string& x) {
       std::string count = k.assign("(hi - lo) * 1.0");
       std::string mean_of =

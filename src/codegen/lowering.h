@@ -60,6 +60,16 @@ bool k_contiguous_view(const Node& view, int rank, bool only_last_two);
 
 // The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
 // order, and each node either stays an expression or writes a buffer through an emitter.
+// One dim of a sliding window (pools, depthwise convolutions): positions start + j * dilation
+// for j < size, inside the input where they are in [0, stop). Offsets (j * dilation) under
+// `first_inside` may fall before the input (padding), those over `last_inside` past its end
+// (or the window's stop): the others need no check.
+struct WindowDim {
+  std::string start, stop;
+  int64_t size = 1, dilation = 1;
+  int64_t first_inside = 0, last_inside = -1;
+};
+
 class Lowering {
  public:
   Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {
@@ -151,8 +161,7 @@ class Lowering {
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
   std::string emit_depthwise_conv(Kernel& k, const Node& n, const Index& idx);
   std::string emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
-                                      const std::vector<std::string>& start,
-                                      const std::vector<std::string>& stop);
+                                      const std::vector<WindowDim>& window);
   std::string emit_dropout(Kernel& k, const Node& n, const Index& idx);
 
   // ---- emit_library.cpp: library calls (convolutions, matmuls, recurrent layers) ----
