@@ -6,7 +6,9 @@
 # $OUT/kernel_profile.md and prints it. PROFILE_COMPILE=0 leaves torch.compile out (seconds
 # a program rather than an Inductor compile each), PROFILE_TOP=N lists N kernels a run,
 # PROFILE_INDUCTOR_CODE=1 also packs the Triton source Inductor wrote into
-# $OUT/inductor_kernels.tgz (to read what torch.compile does where it wins).
+# $OUT/inductor_kernels.tgz (to read what torch.compile does where it wins), and
+# PROFILE_BASELINE=DIR profiles DIR/NAME.py first where it exists (a solution an earlier commit
+# wrote: the table's ratios are then against it).
 #   there: bash scripts/gpu_profile.sh tests/programs/real/fused/conv2d_bn_relu.py [...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,9 @@ pairs=()
 for program in "$@"; do
   name=$(basename "$program" .py)
   solutions=()
+  if [ -n "${PROFILE_BASELINE:-}" ] && [ -f "$PROFILE_BASELINE/$name.py" ]; then
+    cp "$PROFILE_BASELINE/$name.py" "$work/$name.baseline.py" && solutions+=("$work/$name.baseline.py")
+  fi
   for knob in ${PROFILE_KNOBS:-layout=nchw layout=channels_last}; do
     solution="$work/$name.${knob//[=\/]/_}.py"
     if ./build/drtriton convert "$program" --no-verify --knob "$knob" -o "$solution" > /dev/null 2> "$solution.err"; then
