@@ -94,6 +94,13 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
       return std::vector<std::string>{
           k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")"), se};
     };
+    // A whole row in registers: its maximum, then its sum of exponentials (no rescaling).
+    a.whole = [&k](const std::string& value) {
+      std::string top = lane_reduce(k, "max", "tl.where(m, " + value + ", float('-inf'))");
+      std::string shift = k.assign("tl.where(" + top + " == float('-inf'), 0.0, " + top + ")");
+      return std::vector<std::string>{
+          shift, lane_reduce(k, "sum", "tl.where(m, tl.exp(" + value + " - " + shift + "), 0.0)")};
+    };
     a.identity = {"float('-inf')", "0.0"};
     a.combine = [](Kernel& c, const std::vector<std::string>& p) {
       std::string mx = lane_reduce(c, "max", p[0]);
@@ -209,13 +216,15 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
                        : kind == "prod" ? "1.0"
                                         : "0.0";
     std::string acc = "acc" + tag;
+    auto term_of = [kind](const std::string& x) {
+      return kind == "sumsq" ? x + " * " + x : kind == "isum" ? x + ".to(tl.int64)" : x;
+    };
     a.init = [&k, acc, init, kind] {
       k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
              (kind == "isum" ? "tl.int64" : "tl.float32") + ")");
     };
-    a.update = [&k, acc, init, kind, extremum](const std::string& x) {
-      std::string term = kind == "sumsq" ? x + " * " + x : kind == "isum" ? x + ".to(tl.int64)" : x;
-      std::string t = k.assign("tl.where(m, " + term + ", " + init + ")");
+    a.update = [&k, acc, init, kind, extremum, term_of](const std::string& x) {
+      std::string t = k.assign("tl.where(m, " + term_of(x) + ", " + init + ")");
       k.line(acc + " = " +
              (extremum ? "tl." + std::string(kind == "max" ? "maximum" : "minimum") + "(" + acc +
                              ", " + t + ")"
@@ -228,6 +237,12 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
                                           ? k.assign("tl.reduce(" + acc + ", 1, _mul)[:, None]")
                                           : lane_reduce(k, how, acc)};
     };
+    if (kind != "prod") {  // a whole row in registers: one reduction of the tile
+      a.whole = [&k, init, how, term_of](const std::string& x) {
+        return std::vector<std::string>{
+            lane_reduce(k, how, "tl.where(m, " + term_of(x) + ", " + init + ")")};
+      };
+    }
     a.identity = {init};
     a.combine = [how](Kernel& c, const std::vector<std::string>& p) {
       return std::vector<std::string>{lane_reduce(c, how, p[0])};
@@ -801,52 +816,31 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
                    trailing ? shape_of(in) : channels_last_shape(shape_of(in))};
     return Index{at, "m", "", {}};
   };
-  std::optional<Index> whole;                                // a row that fits: its one tile
-  std::vector<std::vector<std::string>> part(stats.size());  // each statistic's partials
-  const std::string& what = stats[0].what;  // a normalization's: max_sumexp, mean_rstd or rms
-  if (fits && !reduction) {
-    // A normalization's row in registers: its statistics straight from the tile, as
-    // Accumulator::lanes would give them.
+  // The statistics' accumulators, as a statistics kernel's: over the one tile of a row that
+  // fits, else in a first loop over the row.
+  AccumulatorPlan acc_plan = plan_accumulators(stats, in);
+  k.line("lo = 0");
+  k.line("hi = COLS");
+  std::vector<Accumulator> accs = make_accumulators(k, acc_plan);
+  std::vector<std::vector<std::string>> lanes;
+  std::optional<Index> whole;  // a row that fits: its one tile
+  if (fits) {                  // as a statistics kernel's whole rows (stats_kernel)
     k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
     whole = tile();
     std::string x = emit(k, in, *whole);
-    if (what == "max_sumexp") {
-      std::string mx = k.assign("tl.max(tl.where(m, " + x + ", float('-inf')), axis=1)[:, None]");
-      std::string safe = k.assign("tl.where(" + mx + " == float('-inf'), 0.0, " + mx + ")");
-      part[0] = {safe, k.assign("tl.sum(tl.where(m, tl.exp(" + x + " - " + safe +
-                                "), 0.0), axis=1)[:, None]")};
-    } else if (what == "mean_rstd") {  // count, mean, squared deviations (two passes in registers)
-      std::string mean = k.assign("tl.sum(tl.where(m, " + x + ", 0.0), axis=1)[:, None] / COLS");
-      std::string d = k.assign("tl.where(m, " + x + " - " + mean + ", 0.0)");
-      part[0] = {"COLS", mean, k.assign("tl.sum(" + d + " * " + d + ", axis=1)[:, None]")};
-    } else {
-      part[0] = {k.assign("tl.sum(tl.where(m, " + x + " * " + x + ", 0.0), axis=1)[:, None]")};
-    }
+    for (Accumulator& a : accs) lanes.push_back(whole_rows_of(a, [&] { return x; }));
   } else {
-    // The statistics' accumulators, as a statistics kernel's: over the one tile of a row that
-    // fits, else in a first loop over the row.
-    AccumulatorPlan acc_plan = plan_accumulators(stats, in);
-    k.line("lo = 0");
-    k.line("hi = COLS");
-    std::vector<Accumulator> accs = make_accumulators(k, acc_plan);
-    std::vector<std::vector<std::string>> lanes;
-    if (fits) {  // as a statistics kernel's whole rows (stats_kernel)
-      k.line("cols = tl.arange(0, BLOCK_R)[None, :]");
-      whole = tile();
-      std::string x = emit(k, in, *whole);
-      for (Accumulator& a : accs) lanes.push_back(whole_rows_of(a, [&] { return x; }));
-    } else {
-      for (Accumulator& a : accs) a.init();
-      k.line("for c0 in range(0, COLS, BLOCK_R):");
-      k.push();
-      k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
-      Index idx = tile();
-      for (Accumulator& a : accs) a.update(emit(k, in, idx));
-      k.pop();
-      for (Accumulator& a : accs) lanes.push_back(a.lanes());
-    }
-    for (size_t i = 0; i < stats.size(); ++i) part[i] = lanes[acc_plan.reads[i]];
+    for (Accumulator& a : accs) a.init();
+    k.line("for c0 in range(0, COLS, BLOCK_R):");
+    k.push();
+    k.line("cols = c0 + tl.arange(0, BLOCK_R)[None, :]");
+    Index idx = tile();
+    for (Accumulator& a : accs) a.update(emit(k, in, idx));
+    k.pop();
+    for (Accumulator& a : accs) lanes.push_back(a.lanes());
   }
+  std::vector<std::vector<std::string>> part;  // each statistic's partials
+  for (size_t i = 0; i < stats.size(); ++i) part.push_back(lanes[acc_plan.reads[i]]);
   if (reduction) {
     // Each reduced value, in registers, answers every read of it in this kernel, all at the
     // tile's rows.
@@ -857,7 +851,7 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     // Per row, what the statistics kernel would have written. The normalization's expression
     // (emit) loads its statistics at the row: here they are values already, which answer
     // those loads.
-    std::vector<std::string> st = finish_statistic(k, what, n, part[0]);
+    std::vector<std::string> st = finish_statistic(k, stats[0].what, n, part[0]);
     std::vector<std::string> names;
     std::string row = linearize(k, row_dims, plan.kept);
     for (size_t i = 0; i < st.size(); ++i) {

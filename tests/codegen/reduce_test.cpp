@@ -88,8 +88,8 @@ return %s
   EXPECT_EQ(norm.kernels, 1);
   EXPECT_TRUE(has(norm.source, "BLOCK_M, BLOCK_R, WARPS = _row_tile((8 * 16), 256)"))
       << norm.source;
-  EXPECT_TRUE(has(norm.source, "tl.sum(t5 * t5, axis=1)[:, None]")) << norm.source;
-  EXPECT_TRUE(has(norm.source, "1.0 / tl.sqrt_rn(t6 / COLS + 1e-05)")) << norm.source;
+  EXPECT_TRUE(has(norm.source, "tl.sum(t7 * t7, axis=1)[:, None]")) << norm.source;
+  EXPECT_TRUE(has(norm.source, "1.0 / tl.sqrt_rn(t8 / COLS + 1e-05)")) << norm.source;
   EXPECT_FALSE(has(norm.source, "row_statistic")) << norm.source;  // no load of them
   // Rows of up to four tiles (16,384 elements) stay in registers, a warp each 1024 columns.
   GeneratedSolution in_registers = compile(R"(input %x : f32[1024,16384]

@@ -4,10 +4,11 @@ each over its whole rows in registers: a count each) with the mean of one, which
 Welford accumulator; then, past
 the six accumulator tensors a kernel of several inputs keeps, a cosine similarity's norms
 and sum of products (a later elementwise node, computed inline) with the sum whose input a
-statistic computes, in a second kernel. The statistics of the other dim are a third.
+statistic computes, in a second kernel. The statistics of the other dim are a third. Rows
+this short are whole in registers: each sum is one reduction of the tile (three a kernel).
 # CHECK-COUNT-3: _stats(
 # CHECK-COUNT-2: = (hi - lo) * 1.0
-# CHECK: acc2 = acc2 + t
+# CHECK-COUNT-6: tl.sum(tl.where(m,
 """
 import torch
 import torch.nn as nn

@@ -2,14 +2,15 @@
 it once: softmax's and log_softmax's maximum and sum of exponentials, which logsumexp reads
 too (one online softmax); a variance, a standard deviation, a mean and a layer norm's
 statistics (one Welford accumulator: rows this short are whole in registers, so one mean
-and one sum of squared deviations over the row's count); a maximum and a 2-norm. 2 kernels
+and one sum of squared deviations over the row's count); a maximum and a 2-norm (each one
+reduction of the tile: 2 maxima, 3 sums). 2 kernels
 (the statistics, the output; each evaluates the tensor, which loads x as reading the tensor
 back would), where they were 9 (7 statistics kernels and the tensor written first).
 # CHECK-COUNT-1: _stats(
-# CHECK-COUNT-1: mx = tl.full(
+# CHECK-COUNT-1: tl.sum(tl.where(m, tl.exp(
 # CHECK-COUNT-1: = (hi - lo) * 1.0
-# CHECK: acc0 = tl.maximum(acc0,
-# CHECK: acc1 = acc1 + t
+# CHECK-COUNT-2: tl.max(tl.where(m,
+# CHECK-COUNT-3: tl.sum(tl.where(m,
 # CHECK-COUNT-2: def k
 """
 import torch

@@ -1,9 +1,10 @@
 """Four reductions of one computed tensor over the same dim (mean, max, sum and a 2-norm), and
 one over another dim: the four share one statistics kernel that reads the input once
-(horizontal fusion), the mean and the sum one accumulator; the fifth is a kernel of its own.
+(horizontal fusion), the mean and the sum one accumulator (rows whole in registers: one sum
+of the tile for both, one of squares, one maximum); the fifth is a kernel of its own.
 # CHECK-COUNT-2: _stats(
-# CHECK: acc2 = acc2 + t
-# CHECK-NOT: acc3
+# CHECK-COUNT-2: tl.sum(tl.where(m,
+# CHECK-COUNT-1: tl.max(tl.where(m,
 """
 import torch
 import torch.nn as nn
