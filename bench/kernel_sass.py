@@ -3,9 +3,13 @@ value of one knob, each solution's forward runs once in Triton's interpreter to 
 launches (tests/python/hopper_compile.py), and each kernel is compiled for an H100/H200
 (sm_90); the table gives, per kernel, its SASS instructions (Triton's nvdisasm) and the
 integer divisions and remainders of its PTX (each about 20 instructions against a runtime
-divisor). Fewer instructions say nothing certain about speed: the GPU's benchmarks do.
+divisor) and, where the kernel loops, the instructions of its longest loop body (run once an
+iteration: unrolling raises the whole count while lowering what runs). Fewer instructions say
+nothing certain about speed: the GPU's benchmarks do.
 
     .venv/bin/python bench/kernel_sass.py PROGRAM.py --knob sizes --values dynamic static
+    .venv/bin/python bench/kernel_sass.py PROGRAM.py --solutions BEFORE.py AFTER.py
+        (solutions of PROGRAM written elsewhere: another commit's drtriton, by hand)
     (e.g. a SMALL version: python tests/programs/real/small.py tests/programs/real/fused/conv2d_bn_relu.py -o P.py)
 """
 import argparse
@@ -22,8 +26,28 @@ import hopper_compile  # noqa: E402
 from knob_variants import convert_variants, markdown_table  # noqa: E402 (bench/)
 
 
+def longest_loop(sass):
+    """Instructions from a backward branch's target to the branch, the most of any (None: no
+    loop). nvdisasm -c labels targets `.L_x_N:` and numbers instructions /*address*/, 16 bytes
+    each."""
+    labels, branches, pending = {}, [], []
+    for line in sass.splitlines():
+        if m := re.match(r"\s*\.(L_x_\d+):", line):
+            pending.append(m.group(1))
+        elif m := re.match(r"\s+/\*([0-9a-f]{4})\*/", line):
+            address = int(m.group(1), 16)
+            labels.update((label, address) for label in pending)
+            pending = []
+            if b := re.search(r"\bBRA\b.*\.(L_x_\d+)", line):
+                branches.append((address, b.group(1)))
+    bodies = [(end - labels[label]) // 16 + 1 for end, label in branches
+              if label in labels and labels[label] < end]
+    return max(bodies, default=None)
+
+
 def sass_counts(task, solution):
-    """[(kernel, SASS instructions, PTX div/rem)] of each distinct launch of one forward."""
+    """[(kernel, SASS instructions, PTX div/rem, longest loop body)] of each distinct launch of
+    one forward."""
     import triton
     from triton.backends.compiler import GPUTarget
     env = {**os.environ, "TRITON_INTERPRET": "1"}
@@ -47,30 +71,43 @@ def sass_counts(task, solution):
                                   check=True).stdout
         instructions = sum(bool(re.match(r"\s+/\*[0-9a-f]{4}\*/", line)) for line in sass.splitlines())
         divisions = len(re.findall(r"\b(?:div|rem)\.[su](?:32|64)\b", kernel.asm["ptx"]))
-        rows.append((name, instructions, divisions))
+        rows.append((name, instructions, divisions, longest_loop(sass)))
     return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("program", help="a KernelBench-format program small enough for the interpreter")
-    parser.add_argument("--knob", required=True, help="the codegen knob")
-    parser.add_argument("--values", nargs="+", required=True, help="its values")
+    parser.add_argument("--knob", help="the codegen knob")
+    parser.add_argument("--values", nargs="+", help="its values")
+    parser.add_argument("--solutions", nargs="+", help="solutions of PROGRAM to compare, instead of a knob")
     args = parser.parse_args()
+    if bool(args.solutions) == bool(args.knob and args.values):
+        parser.error("give --knob and --values, or --solutions")
     os.environ.pop("TRITON_INTERPRET", None)  # compiling for the GPU target, not interpreting
     work = tempfile.mkdtemp(prefix="drtriton-sass-")
     program = os.path.abspath(args.program)
-    counts = {}
-    for value, (source, error) in convert_variants(program, work, args.knob, args.values).items():
-        if source is None:
-            sys.exit(f"kernel_sass: {args.knob}={value}: {error}")
-        counts[value] = sass_counts(program, os.path.join(work, f"{os.path.basename(program)[:-3]}_{value}.py"))
-    names = [name for name, _, _ in counts[args.values[0]]]
-    header = ["kernel"] + [f"{args.knob}={v}: SASS (div/rem)" for v in args.values]
-    rows = [[name] + [next((f"{n} ({d})" for k, n, d in counts[v] if k == name), "-") for v in args.values]
+    counts = {}  # column: [(kernel, SASS, div/rem)]
+    if args.solutions:
+        for solution in args.solutions:
+            counts[os.path.basename(solution)] = sass_counts(program, os.path.abspath(solution))
+    else:
+        for value, (source, error) in convert_variants(program, work, args.knob, args.values).items():
+            if source is None:
+                sys.exit(f"kernel_sass: {args.knob}={value}: {error}")
+            counts[f"{args.knob}={value}"] = sass_counts(
+                program, os.path.join(work, f"{os.path.basename(program)[:-3]}_{value}.py"))
+    columns = list(counts)
+    names = [name for name, _, _, _ in counts[columns[0]]]
+    header = ["kernel"] + [f"{c}: SASS (div/rem; loop body)" for c in columns]
+
+    def cell(n, d, loop):
+        return f"{n} ({d}" + (f"; {loop}" if loop else "") + ")"
+
+    rows = [[name] + [next((cell(*r[1:]) for r in counts[c] if r[0] == name), "-") for c in columns]
             for name in names]
-    rows.append(["all"] + [f"{sum(n for _, n, _ in counts[v])} ({sum(d for _, _, d in counts[v])})"
-                           for v in args.values])
+    rows.append(["all"] + [f"{sum(r[1] for r in counts[c])} ({sum(r[2] for r in counts[c])})"
+                           for c in columns])
     print(markdown_table(header, rows))
 
 
