@@ -544,20 +544,21 @@ std::string Lowering::emit_pool(Kernel& k, const Node& n, const Index& idx) {
   bool runtime_window = false;
   for (int d = 0; adaptive && d < sp; ++d)
     runtime_window = runtime_window || !is_digits(ishape[first + d]);
-  if (runtime_window) return emit_adaptive_pool_loop(k, n, idx, window);
   std::string acc;
-  for_each_position(
-      k, idx, window, outside_window(idx, first), [&](const Index& r, const std::string& valid) {
-        std::string v = emit(k, in, r);
-        std::string term = valid.empty() ? v
-                           : is_max      ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
-                                         : "tl.where(" + valid + ", " + v + ", 0.0)";
-        if (acc.empty()) {
-          acc = k.assign(term);
-        } else {
-          acc = k.assign(is_max ? "tl.maximum(" + acc + ", " + term + ")" : acc + " + " + term);
-        }
-      });
+  if (runtime_window) {
+    acc = adaptive_window_sum(k, n, idx, window);
+  } else {
+    for_each_position(
+        k, idx, window, outside_window(idx, first), [&](const Index& r, const std::string& valid) {
+          std::string v = emit(k, in, r);
+          std::string term = valid.empty() ? v
+                             : is_max      ? "tl.where(" + valid + ", " + v + ", float('-inf'))"
+                                           : "tl.where(" + valid + ", " + v + ", 0.0)";
+          acc = acc.empty() ? k.assign(term)
+                : is_max    ? k.assign("tl.maximum(" + acc + ", " + term + ")")
+                            : k.assign(acc + " + " + term);
+        });
+  }
   if (is_max) return acc;
   bool constant = std::all_of(sizes.begin(), sizes.end(), is_digits);
   if (constant) {
@@ -620,11 +621,12 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   return widen ? k.assign(cast_to(DType::F32, dtype, acc)) : acc;
 }
 
-// An adaptive average pool as loops over its window, each as wide as the widest window of
-// the run-time size (len / out where out divides len, else ceil(len / out) + 1): positions past
-// a window's own stop are masked. Sizes given as constants unroll the loops (tl.static_range).
-std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
-                                              const std::vector<WindowDim>& window) {
+// The sum over an adaptive average pool's window, in loops each as wide as the widest window
+// of the run-time size (len / out where out divides len, else ceil(len / out) + 1): positions
+// past a window's own stop are masked. Sizes given as constants unroll the loops
+// (tl.static_range).
+std::string Lowering::adaptive_window_sum(Kernel& k, const Node& n, const Index& idx,
+                                          const std::vector<WindowDim>& window) {
   ValueId in = n.inputs[0];
   std::vector<std::string> ishape = shape_of(in);
   const Shape& ocon = g_.value(n.output).type.shape;
@@ -663,9 +665,7 @@ std::string Lowering::emit_adaptive_pool_loop(Kernel& k, const Node& n, const In
   std::string v = emit(k, in, r);
   k.line(acc + " = " + acc + " + tl.where(" + valid + ", " + v + ", 0.0)");
   for (int d = 0; d < sp; ++d) k.pop();
-  std::vector<std::string> sizes;
-  for (const WindowDim& w : window) sizes.push_back("(" + w.stop + " - " + w.start + ")");
-  return k.assign(acc + " / (" + join(sizes, " * ") + ").to(tl.float32)");
+  return acc;
 }
 
 }  // namespace drtriton::codegen

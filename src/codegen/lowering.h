@@ -58,8 +58,6 @@ struct Statistic {
 // with `only_last_two`, moves no other dim (X is then [.., N, K], read as a Linear's weight).
 bool k_contiguous_view(const Node& view, int rank, bool only_last_two);
 
-// The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
-// order, and each node either stays an expression or writes a buffer through an emitter.
 // One dim of a sliding window (pools, depthwise convolutions): positions start + j * dilation
 // for j < size, inside the input where they are in [0, stop). Offsets (j * dilation) under
 // `first_inside` may fall before the input (padding), those over `last_inside` past its end
@@ -70,6 +68,8 @@ struct WindowDim {
   int64_t first_inside = 0, last_inside = -1;
 };
 
+// The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
+// order, and each node either stays an expression or writes a buffer through an emitter.
 class Lowering {
  public:
   Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {
@@ -160,8 +160,8 @@ class Lowering {
   Index broadcast_index(ValueId in, ValueId out, const Index& idx);
   std::string emit_pool(Kernel& k, const Node& n, const Index& idx);
   std::string emit_depthwise_conv(Kernel& k, const Node& n, const Index& idx);
-  std::string emit_adaptive_pool_loop(Kernel& k, const Node& n, const Index& idx,
-                                      const std::vector<WindowDim>& window);
+  std::string adaptive_window_sum(Kernel& k, const Node& n, const Index& idx,
+                                  const std::vector<WindowDim>& window);
   std::string emit_dropout(Kernel& k, const Node& n, const Index& idx);
 
   // ---- emit_library.cpp: library calls (convolutions, matmuls, recurrent layers) ----
