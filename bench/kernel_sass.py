@@ -34,7 +34,7 @@ def longest_loop(sass):
     for line in sass.splitlines():
         if m := re.match(r"\s*\.(L_x_\d+):", line):
             pending.append(m.group(1))
-        elif m := re.match(r"\s+/\*([0-9a-f]{4})\*/", line):
+        elif m := re.match(r"\s+/\*([0-9a-f]{4,})\*/", line):
             address = int(m.group(1), 16)
             labels.update((label, address) for label in pending)
             pending = []
@@ -69,7 +69,7 @@ def sass_counts(task, solution):
             cubin.flush()
             sass = subprocess.run([nvdisasm, "-c", cubin.name], capture_output=True, text=True,
                                   check=True).stdout
-        instructions = sum(bool(re.match(r"\s+/\*[0-9a-f]{4}\*/", line)) for line in sass.splitlines())
+        instructions = sum(bool(re.match(r"\s+/\*[0-9a-f]{4,}\*/", line)) for line in sass.splitlines())
         divisions = len(re.findall(r"\b(?:div|rem)\.[su](?:32|64)\b", kernel.asm["ptx"]))
         rows.append((name, instructions, divisions, longest_loop(sass)))
     return rows
@@ -98,7 +98,7 @@ def main():
             counts[f"{args.knob}={value}"] = sass_counts(
                 program, os.path.join(work, f"{os.path.basename(program)[:-3]}_{value}.py"))
     columns = list(counts)
-    names = [name for name, _, _, _ in counts[columns[0]]]
+    names = list(dict.fromkeys(name for c in columns for name, _, _, _ in counts[c]))
     header = ["kernel"] + [f"{c}: SASS (div/rem; loop body)" for c in columns]
 
     def cell(n, d, loop):

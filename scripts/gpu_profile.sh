@@ -8,14 +8,20 @@
 # PROFILE_INDUCTOR_CODE=1 also packs the Triton source Inductor wrote into
 # $OUT/inductor_kernels.tgz (to read what torch.compile does where it wins), and
 # PROFILE_BASELINE=DIR profiles DIR/NAME.py first where it exists (a solution an earlier commit
-# wrote: the table's ratios are then against it).
+# wrote: the table's ratios are then against it). PROFILE_SYNTH="d20/d20_p000003 ..." adds programs
+# of the synthetic bench suites (`drtriton synth --suite DIR --size bench --count 5
+# --numeric-check`, the suites of scripts/gpu_search.sh: the same programs on every machine).
 #   there: bash scripts/gpu_profile.sh tests/programs/real/fused/conv2d_bn_relu.py [...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ $# -gt 0 ] || { echo "usage: scripts/gpu_profile.sh PROGRAM.py..."; exit 2; }
+[ $# -gt 0 ] || [ -n "${PROFILE_SYNTH:-}" ] || { echo "usage: scripts/gpu_profile.sh PROGRAM.py..."; exit 2; }
 source scripts/gpu_build.sh
 [ $build_ok -eq 0 ] || { echo "build failed: see $OUT/build.log"; exit 1; }
 work=$(mktemp -d)
+if [ -n "${PROFILE_SYNTH:-}" ]; then
+  build/drtriton synth --suite "$work/suite" --size bench --count 5 --numeric-check > /dev/null 2>&1
+  for p in $PROFILE_SYNTH; do set -- "$@" "$work/suite/$p.py"; done
+fi
 pairs=()
 for program in "$@"; do
   name=$(basename "$program" .py)

@@ -60,6 +60,7 @@ std::vector<std::string> decompose(Kernel& k, const std::string& linear,
       idx[d] = "0";  // a literal, so that loads see a broadcast scalar
     } else {
       idx[d] = k.assign(d == 0 ? q : q + " % " + k.size(shape[d]));
+      k.note_digit(idx[d], {linear, shape, static_cast<size_t>(d)});
     }
     inner.insert(inner.begin(), shape[d]);
   }
@@ -83,14 +84,48 @@ std::vector<std::string> logical_order(std::vector<std::string> dims) {
   return dims;
 }
 
+// The dims idx[d..] that are consecutive digits of one decomposed number over the same sizes:
+// how many (1 where idx[d] is not such a digit).
+static size_t digit_run(const Kernel& k, const std::vector<std::string>& idx,
+                        const std::vector<std::string>& shape, size_t d) {
+  const Kernel::Digit* first = k.digit(idx[d]);
+  if (!first || first->shape[first->dim] != shape[d]) return 1;
+  size_t n = 1;
+  for (; d + n < idx.size() && first->dim + n < first->shape.size(); ++n) {
+    const Kernel::Digit* next = k.digit(idx[d + n]);
+    if (!next || next->linear != first->linear || next->shape != first->shape ||
+        next->dim != first->dim + n || shape[d + n] != first->shape[first->dim + n])
+      break;
+  }
+  return n;
+}
+
 std::string linearize(Kernel& k, const std::vector<std::string>& idx,
                       const std::vector<std::string>& shape) {
   std::vector<std::string> terms;
-  for (size_t d = 0; d < idx.size(); ++d) {
-    if (shape[d] == "1" || idx[d] == "0") continue;
-    std::vector<std::string> inner(shape.begin() + d + 1, shape.end());
-    std::string stride = k.size_product(inner);
-    terms.push_back(stride == "1" ? idx[d] : idx[d] + " * " + stride);
+  for (size_t d = 0; d < idx.size();) {
+    size_t run = digit_run(k, idx, shape, d);
+    std::string value = idx[d];
+    if (run > 1) {  // digits dim..dim+run-1 of one number: (linear // after) % their sizes
+      const Kernel::Digit& digit = *k.digit(idx[d]);
+      auto from = digit.shape.begin() + static_cast<std::ptrdiff_t>(digit.dim);
+      std::string after =
+          k.size_product({from + static_cast<std::ptrdiff_t>(run), digit.shape.end()});
+      std::string quotient =
+          after == "1" ? digit.linear : "(" + digit.linear + " // " + after + ")";
+      value = digit.dim == 0
+                  ? quotient
+                  : "(" + quotient + " % " +
+                        k.size_product({from, from + static_cast<std::ptrdiff_t>(run)}) + ")";
+    }
+    size_t last = d + run - 1;
+    if (run > 1 || (shape[d] != "1" && idx[d] != "0")) {
+      std::vector<std::string> inner(shape.begin() + static_cast<std::ptrdiff_t>(last) + 1,
+                                     shape.end());
+      std::string stride = k.size_product(inner);
+      terms.push_back(stride == "1" ? value : value + " * " + stride);
+    }
+    d += run;
   }
   return terms.empty() ? "0" : "(" + join(terms, " + ") + ")";
 }

@@ -98,6 +98,20 @@ class Kernel {
     return product(f);
   }
 
+  // Where an index variable of `decompose` came from: dim `dim` of `linear` over `shape`.
+  // linearize merges the digits of one number back into it where the memory order keeps
+  // them next to each other (a channels-last tensor's positions, a plane's rows and columns).
+  struct Digit {
+    std::string linear;
+    std::vector<std::string> shape;
+    size_t dim;
+  };
+  void note_digit(const std::string& var, Digit d) { digits_[var] = std::move(d); }
+  const Digit* digit(const std::string& var) const {
+    auto it = digits_.find(var);
+    return it == digits_.end() ? nullptr : &it->second;
+  }
+
   // The seed of the forward's dropout number `slot`, read in training mode only: the kernel
   // then takes the forward's seeds and a TRAINING flag (finish_kernel).
   std::string dropout_seed(int slot) {
@@ -124,6 +138,7 @@ class Kernel {
   std::vector<std::string> pointers_;
   std::set<std::string> sizes_;
   std::set<int> nodes_;
+  std::map<std::string, Digit> digits_;
   int indent_ = 1;
   int next_tmp_ = 0;
   bool training_ = false;

@@ -102,6 +102,7 @@ class Lowering {
   bool evaluated_in_one_kernel(ValueId v);
   bool rereads_one_tensor(ValueId v);
   bool read_by_window(ValueId v);
+  bool recomputed_by_pools(ValueId v);
   bool reads_window(ValueId v, bool pools = true);
   // A convolution whose output channels each read one input channel (groups = in_channels:
   // depthwise; or one input channel) over at most kMaxConvWindow positions: an expression,

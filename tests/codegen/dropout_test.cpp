@@ -84,13 +84,14 @@ TEST(Dropout, ZeroRateIsTheIdentity) {
 }
 
 // Dropout2d draws one number per (sample, channel): the offset is n * C + c, however many
-// elements a channel has.
+// elements a channel has; over a contiguous tensor that is the flat offset over a channel's
+// elements (the index algebra merges the sample's and channel's digits back).
 TEST(Dropout, ChannelDropoutDrawsPerSampleAndChannel) {
   std::string s =
       compile("%1 = dropout2d(%x) {module=\"drop\", p=0.5}\nreturn %1\n", "f32[4,6,5,5]");
   EXPECT_EQ(count(s, "tl.rand("), 1) << s;
   EXPECT_EQ(count(s, "tl.rand(tl.load(dropout_seeds_ptr + 0), offs)"), 0) << s;
-  EXPECT_EQ(count(s, " * 6 + "), 1) << s;  // the sample's index times the channels
+  EXPECT_EQ(count(s, "((offs // (5 * 5)))"), 1) << s;  // n * 6 + c
   EXPECT_EQ(count(s, ") >= 0.5, t"), 1) << s;
 }
 

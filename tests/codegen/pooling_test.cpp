@@ -42,5 +42,32 @@ return %3
   }
 }
 
+// Overlapping windows evaluate their input several times an element (27 / 8 for a 3x3x3 pool
+// of stride 2): a long chain before them is written first, a ReLU stays inside the pool.
+TEST(Pooling, OverlappingWindowsWriteALongChainFirst) {
+  const std::string chain = R"(input %x : f32[2,4,16,16,16]
+%1 = gelu(%x)
+%2 = tanh(%1)
+%3 = mish(%2)
+%4 = sigmoid(%3)
+%5 = gelu(%4)
+%6 = tanh(%5)
+%7 = mish(%6)
+%8 = avg_pool3d(%7) {kernel_size=[3,3,3], stride=[2,2,2], padding=[0,0,0]}
+return %8
+)";
+  GeneratedSolution s = compile(chain);
+  EXPECT_NE(s.source.find("def k0_mish("), std::string::npos) << s.source;
+  EXPECT_NE(s.source.find("def k1_avg_pool3d("), std::string::npos) << s.source;
+
+  GeneratedSolution short_chain = compile(R"(input %x : f32[2,4,16,16]
+%1 = relu(%x)
+%2 = max_pool2d(%1) {kernel_size=[3,3], stride=[2,2], padding=[1,1]}
+return %2
+)");
+  EXPECT_NE(short_chain.source.find("def k0_max_pool2d("), std::string::npos) << short_chain.source;
+  EXPECT_EQ(short_chain.source.find("def k1_"), std::string::npos) << short_chain.source;
+}
+
 }  // namespace
 }  // namespace drtriton
