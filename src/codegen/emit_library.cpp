@@ -18,6 +18,11 @@ void Lowering::lower_anchor(const Node& n) {
   std::string weight = n.op == Op::Linear || is_conv || is_transposed ? param_var(n, "weight") : "";
   // The weight is stored channels-last by __init__ (model_class), not converted per call.
   if (nhwc) channels_last_weights_.insert({n.module, format});
+  // The bias is added by the kernel that reads the result (an expression: raw_), unless only
+  // library calls read it: then the library adds it, rather than a kernel written for that.
+  const bool has_bias = n.op != Op::Addmm && has_param(n, "bias");
+  const bool library_bias = has_bias && read_by_library_only(out);
+  const std::string bias = library_bias ? param_var(n, "bias") : "None";
   std::string call;
   auto ints = [&](const char* name) {
     std::vector<std::string> items;
@@ -26,7 +31,9 @@ void Lowering::lower_anchor(const Node& n) {
   };
   int spatial = 0;
   switch (n.op) {
-    case Op::Linear: call = "F.linear(" + ins[0] + ", " + weight + ")"; break;
+    case Op::Linear:
+      call = "F.linear(" + ins[0] + ", " + weight + (bias == "None" ? "" : ", " + bias) + ")";
+      break;
     case Op::Matmul: call = "torch.matmul(" + ins[0] + ", " + ins[1] + ")"; break;
     case Op::Bmm: call = "torch.bmm(" + ins[0] + ", " + ins[1] + ")"; break;
     case Op::Addmm: call = "torch.mm(" + ins[1] + ", " + ins[2] + ")"; break;
@@ -34,16 +41,16 @@ void Lowering::lower_anchor(const Node& n) {
     case Op::Conv2d:
     case Op::Conv3d:
       spatial = 1 + static_cast<int>(n.op) - static_cast<int>(Op::Conv1d);
-      call = "F.conv" + std::to_string(spatial) + "d(" + ins[0] + ", " + weight + ", None, " +
-             ints("stride") + ", " + ints("padding") + ", " + ints("dilation") + ", " +
+      call = "F.conv" + std::to_string(spatial) + "d(" + ins[0] + ", " + weight + ", " + bias +
+             ", " + ints("stride") + ", " + ints("padding") + ", " + ints("dilation") + ", " +
              std::to_string(attr_int(n.attrs, "groups")) + ")";
       break;
     case Op::ConvTranspose1d:
     case Op::ConvTranspose2d:
     case Op::ConvTranspose3d:
       spatial = 1 + static_cast<int>(n.op) - static_cast<int>(Op::ConvTranspose1d);
-      call = "F.conv_transpose" + std::to_string(spatial) + "d(" + ins[0] + ", " + weight +
-             ", None, " + ints("stride") + ", " + ints("padding") + ", " + ints("output_padding") +
+      call = "F.conv_transpose" + std::to_string(spatial) + "d(" + ins[0] + ", " + weight + ", " +
+             bias + ", " + ints("stride") + ", " + ints("padding") + ", " + ints("output_padding") +
              ", " + std::to_string(attr_int(n.attrs, "groups")) + ", " + ints("dilation") + ")";
       break;
     default: throw IrError("codegen: no lowering for " + n.schema().name);
@@ -53,11 +60,27 @@ void Lowering::lower_anchor(const Node& n) {
   forward_.push_back(var + " = " + call + ".contiguous(" + (nhwc ? "memory_format=" + format : "") +
                      ")");
   if (nhwc) channels_last_.insert(var);
-  if (n.op == Op::Addmm || has_param(n, "bias")) {
+  if (n.op == Op::Addmm || (has_bias && !library_bias)) {
     raw_[out] = var;  // the node's value is an expression: this plus the bias
   } else {
     buffers_[out] = {var, false};
   }
+}
+
+// Is every reader of `v` a library call (a convolution, a matmul left to cuBLAS), and `v` no
+// output of the program? Then no kernel would take its expression in.
+bool Lowering::read_by_library_only(ValueId v) {
+  const std::vector<ValueId>& outputs = g_.outputs();
+  if (consumers_[v].empty() || std::find(outputs.begin(), outputs.end(), v) != outputs.end())
+    return false;
+  for (int c : consumers_[v]) {
+    const Node& n = g_.nodes()[c];
+    bool conv = (n.op >= Op::Conv1d && n.op <= Op::Conv3d && !is_depthwise_conv(n)) ||
+                (n.op >= Op::ConvTranspose1d && n.op <= Op::ConvTranspose3d);
+    bool matmul = (n.op == Op::Linear || n.op == Op::Matmul || n.op == Op::Bmm) && !triton_gemm(n);
+    if (inside_attention_.count(c) || attentions_.count(c) || !(conv || matmul)) return false;
+  }
+  return true;
 }
 
 // A recurrent layer is one library call (cuDNN's fused RNN on a GPU) on the module's own

@@ -171,7 +171,17 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
     return out;
   }
   k.line("offs = " + program_id() + " * BLOCK + tl.arange(0, BLOCK)");
-  k.line("mask = offs < N");
+  // Under static sizes N is a constant too: where the blocks tile it exactly, so is the mask,
+  // and Triton drops the predicate of every load and store (as in Inductor's kernels).
+  const bool static_sizes = options_.knobs.sizes == "static";
+  if (static_sizes) {
+    k.line("if N % BLOCK == 0:");
+    k.line("    mask = tl.full([BLOCK], 1, tl.int1)");
+    k.line("else:");
+    k.line("    mask = offs < N");
+  } else {
+    k.line("mask = offs < N");
+  }
   Index idx = channels_last ? Index{logical_order(decompose(k, "offs", memory_order(shape))),
                                     "mask", "offs", channels_last_shape(shape)}
                             : Index{decompose(k, "offs", shape), "mask", "offs", shape};
@@ -179,7 +189,8 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   k.line("tl.store(" + k.pointer(out) + " + offs, " + rounded(val.type.dtype, result) +
          ", mask=mask)");
   std::string n = numel_py(v);
-  finish_kernel(k, {"N"}, {"BLOCK"}, "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
+  finish_kernel(k, {static_sizes ? "N: tl.constexpr" : "N"}, {"BLOCK"},
+                "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
   buffers_[v] = {out, true};
   return out;
 }

@@ -167,6 +167,7 @@ class Lowering {
 
   // ---- emit_library.cpp: library calls (convolutions, matmuls, recurrent layers) ----
   void lower_anchor(const Node& n);
+  bool read_by_library_only(ValueId v);
   void lower_recurrent(const Node& n);
 
   // ---- emit_gemm.cpp ----

@@ -58,6 +58,21 @@ TEST(CodegenKnobs, PointwiseBlockSetsBlockAndGrid) {
   EXPECT_EQ(count(s.source, "1024),)"), 0);
 }
 
+// Under static sizes a pointwise kernel's element count is a constant, and so is its mask
+// where the blocks tile it exactly; under dynamic sizes both are read at run time.
+TEST(CodegenKnobs, StaticSizesMakeTheTailMaskAConstant) {
+  GeneratedSolution fixed = compile({});
+  EXPECT_EQ(count(fixed.source, "N: tl.constexpr"), 1) << fixed.source;
+  EXPECT_EQ(count(fixed.source, "if N % BLOCK == 0:"), 1) << fixed.source;
+  EXPECT_EQ(count(fixed.source, "mask = tl.full([BLOCK], 1, tl.int1)"), 1) << fixed.source;
+  CodegenKnobs k;
+  k.sizes = "dynamic";
+  GeneratedSolution dynamic = compile(k);
+  EXPECT_EQ(count(dynamic.source, "N: tl.constexpr"), 0) << dynamic.source;
+  EXPECT_EQ(count(dynamic.source, "if N % BLOCK"), 0) << dynamic.source;
+  EXPECT_EQ(count(dynamic.source, "mask = offs < N"), 1) << dynamic.source;
+}
+
 TEST(CodegenKnobs, TileElementsSetTheRowTile) {
   CodegenKnobs k;
   k.tile_elements = 16384;
