@@ -731,7 +731,8 @@ std::optional<std::set<ValueId>> Lowering::row_chain(ValueId r, ValueId in,
 }
 
 // A softmax, log-softmax, layer or RMS norm over trailing rows, whose value only elementwise
-// nodes of its shape read on the way to one program output, or a reduction over trailing rows
+// nodes of its shape read on the way to one program output (or through further such
+// normalizations over the same rows, next_stage), or a reduction over trailing rows
 // whose value only reaches one program output through elementwise nodes and broadcasts
 // (row_chain): one kernel per tile of rows computes the statistics and writes that output (a
 // persistent reduction, as Inductor's), where a statistics kernel and a second pass would read
@@ -761,7 +762,9 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
       (!fits && split_rows(plan.traced_rows, plan.traced_cols, plan.rows_contiguous)))
     return false;
   const bool reduction = n.schema().category == Category::Reduction;
-  std::set<ValueId> values, made;  // made: the statistics' own values
+  std::set<ValueId> values, made;   // made: the statistics' own values
+  std::vector<const Node*> stages;  // normalizations after n's, in the same kernel
+  std::set<ValueId> exits;          // values of the chain that later nodes read
   for (const Statistic& st : stats) {
     if (st.input >= 0 || (stats.size() > 1 && st.node->schema().category != Category::Reduction))
       return false;  // several: reductions of `in` only
@@ -775,10 +778,23 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     }
   } else {
     // The chain from y: elementwise nodes of y's shape, each reading only the chain and what
-    // exists already (values of earlier nodes); one of its values is the program's output.
+    // exists already (values of earlier nodes); one of its values is the program's output. A
+    // softmax, log-softmax, layer or RMS norm over the same rows that reads the chain is one
+    // more stage of this kernel, its statistics from the row in registers (a softmax, then a
+    // log-softmax of it over the channels: one kernel, where each took its own).
     ElementwiseRegion chain = elementwise_region(y);
-    if (!chain.readers.empty()) return false;
-    values = chain.values;
+    while (const Node* next = fits ? next_stage(chain, in, dims) : nullptr) {
+      values.insert(chain.values.begin(), chain.values.end());
+      stages.push_back(next);
+      chain = elementwise_region(next->output);
+    }
+    values.insert(chain.values.begin(), chain.values.end());
+    // After two normalizations or more, the chain may end in a value that other nodes read
+    // (a pool): the kernel writes it for them, as the last stage's kernel would have.
+    if (!chain.readers.empty()) {
+      if (stages.empty()) return false;
+      for (const auto& [reader, read] : chain.readers) exits.insert(read.begin(), read.end());
+    }
   }
   const Shape& full = g_.value(in).type.shape;
   const std::vector<ValueId>& outputs = g_.outputs();
@@ -791,6 +807,10 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     size_t times = std::count(outputs.begin(), outputs.end(), v);
     if (times > 1 || (times == 1 && !consumers_[v].empty())) return false;
     if (times == 1) returned.push_back(v);
+  }
+  for (ValueId v : exits) {
+    if (wants_channels_last(v)) return false;  // its readers want it written channels-last
+    returned.push_back(v);
   }
   if (returned.size() != 1 || g_.value(returned[0]).type.shape != full) return false;
   for (ValueId v : values) {
@@ -851,15 +871,24 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     // Per row, what the statistics kernel would have written. The normalization's expression
     // (emit) loads its statistics at the row: here they are values already, which answer
     // those loads.
-    std::vector<std::string> st = finish_statistic(k, stats[0].what, n, part[0]);
-    std::vector<std::string> names;
     std::string row = linearize(k, row_dims, plan.kept);
-    for (size_t i = 0; i < st.size(); ++i) {
-      names.push_back("row_statistic" + std::to_string(i));
-      k.remember("load " + names.back() + "[" + row + "] if m", st[i]);
+    auto hold = [&](const Node& node, const std::vector<std::string>& st, const std::string& tag) {
+      std::vector<std::string> names;
+      for (size_t i = 0; i < st.size(); ++i) {
+        names.push_back("row_statistic" + tag + std::to_string(i));
+        k.remember("load " + names.back() + "[" + row + "] if m", st[i]);
+      }
+      stats_[node.output] = names;
+      plans_[node.output] = plan;
+    };
+    hold(n, finish_statistic(k, stats[0].what, n, part[0]), "");
+    for (size_t s = 0; s < stages.size(); ++s) {  // the row is in registers (fits)
+      const Node& m = *stages[s];
+      std::vector<Statistic> own = {{request_of(g_, m)->what, &m}};
+      Accumulator acc = make_accumulators(k, plan_accumulators(own, m.inputs[0]))[0];
+      std::vector<std::string> p = whole_rows_of(acc, [&] { return emit(k, m.inputs[0], *whole); });
+      hold(m, finish_statistic(k, own[0].what, m, p), std::to_string(s + 1) + "_");
     }
-    stats_[y] = names;
-    plans_[y] = plan;
   }
   // The output: from the row in registers, or (second loop) from the row read again.
   DType dtype = g_.value(result).type.dtype;
@@ -892,6 +921,25 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
   for (ValueId v : values)
     if (v != result) computed_inside_.insert(v);
   return true;
+}
+
+// The normalization that is a later stage of a one-pass kernel over `in`'s rows (dims) whose
+// chain so far is `chain`: the chain's one reader, a softmax, log-softmax, layer or RMS norm
+// over the same dims of a chain value with `in`'s type and layout; else none.
+const Node* Lowering::next_stage(const ElementwiseRegion& chain, ValueId in,
+                                 const std::vector<int>& dims) {
+  if (chain.readers.size() != 1) return nullptr;  // none (the end), or several
+  const auto& [index, read] = *chain.readers.begin();
+  const Node& m = g_.nodes()[index];
+  std::optional<Request> r = request_of(g_, m);
+  if (!r || m.schema().category != Category::Normalization || r->dims != dims ||
+      (r->what != "max_sumexp" && r->what != "mean_rstd" && r->what != "rms"))
+    return nullptr;
+  ValueId x = m.inputs[0];
+  bool only_input = read.size() == 1 && *read.begin() == x;
+  bool same_rows = g_.value(x).type == g_.value(in).type && shape_of(x) == shape_of(in) &&
+                   wants_channels_last(x) == wants_channels_last(in);
+  return only_input && same_rows ? &m : nullptr;
 }
 
 // An adaptive pool to one element per map: its window is the whole map, at every input

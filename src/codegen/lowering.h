@@ -210,6 +210,7 @@ class Lowering {
   // ---- emit_norm.cpp: normalizations ----
   void lower_normalization(const Node& n);
   bool lower_in_one_pass(const std::vector<Statistic>& stats, const std::vector<int>& dims);
+  const Node* next_stage(const ElementwiseRegion& chain, ValueId in, const std::vector<int>& dims);
   std::optional<std::set<ValueId>> row_chain(ValueId r, ValueId in, const std::vector<int>& dims);
   void lower_batch_norm(const Node& n, const ReducePlan& plan);
   void lower_instance_norm(const Node& n, const ReducePlan& plan);
