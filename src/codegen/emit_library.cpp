@@ -75,8 +75,7 @@ bool Lowering::read_by_library_only(ValueId v) {
     return false;
   for (int c : consumers_[v]) {
     const Node& n = g_.nodes()[c];
-    bool conv = (n.op >= Op::Conv1d && n.op <= Op::Conv3d && !is_depthwise_conv(n)) ||
-                (n.op >= Op::ConvTranspose1d && n.op <= Op::ConvTranspose3d);
+    bool conv = n.op >= Op::Conv1d && n.op <= Op::ConvTranspose3d && !is_depthwise_conv(n);
     bool matmul = (n.op == Op::Linear || n.op == Op::Matmul || n.op == Op::Bmm) && !triton_gemm(n);
     if (inside_attention_.count(c) || attentions_.count(c) || !(conv || matmul)) return false;
   }

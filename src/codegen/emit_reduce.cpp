@@ -598,14 +598,11 @@ bool Lowering::available(ValueId v, int before) {
   return true;
 }
 
-// Whether `other` can be reduced in the column loop of a statistics kernel over `in` that
-// node `before` makes: the same rows (shape, dtype and layout), and available.
-bool Lowering::same_rows(ValueId in, ValueId other, int before) {
-  const Value& a = g_.value(in);
-  const Value& b = g_.value(other);
-  return a.type.shape == b.type.shape && a.type.dtype == b.type.dtype &&
-         shape_of(in) == shape_of(other) && wants_channels_last(in) == wants_channels_last(other) &&
-         available(other, before);
+// Whether `other` has `in`'s rows: the same shape (traced and symbolic), dtype and layout, so
+// that a kernel over `in`'s tiles reads it at the same index.
+bool Lowering::same_rows(ValueId in, ValueId other) {
+  return g_.value(in).type == g_.value(other).type && shape_of(in) == shape_of(other) &&
+         wants_channels_last(in) == wants_channels_last(other);
 }
 
 // A node's statistics kernel (a reduction's, or a softmax's, layer or RMS norm's), and with
@@ -645,7 +642,7 @@ void Lowering::lower_statistics(const Node& n) {
         stats.push_back({other->what, &m});
         continue;
       }
-      if (!same_rows(in, x, at)) continue;
+      if (!same_rows(in, x) || !available(x, at)) continue;  // reduced in the same loop
       std::string kind = accumulator_kind(other->what);
       if (other->what == "mean" && kept.count({"welford", x})) kind = "welford";  // reads it
       int more = kept.count({kind, x}) ? 0 : tensors(kind);
@@ -937,9 +934,7 @@ const Node* Lowering::next_stage(const ElementwiseRegion& chain, ValueId in,
     return nullptr;
   ValueId x = m.inputs[0];
   bool only_input = read.size() == 1 && *read.begin() == x;
-  bool same_rows = g_.value(x).type == g_.value(in).type && shape_of(x) == shape_of(in) &&
-                   wants_channels_last(x) == wants_channels_last(in);
-  return only_input && same_rows ? &m : nullptr;
+  return only_input && same_rows(in, x) ? &m : nullptr;
 }
 
 // An adaptive pool to one element per map: its window is the whole map, at every input

@@ -201,7 +201,7 @@ class Lowering {
   }
   void lower_statistics(const Node& n);
   bool available(ValueId v, int before);
-  bool same_rows(ValueId in, ValueId other, int before);
+  bool same_rows(ValueId in, ValueId other);
   bool is_global_pool(const Node& n) const;
   void lower_global_pool(const Node& n);
   void lower_nll_loss(const Node& n);
