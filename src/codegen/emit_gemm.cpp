@@ -19,8 +19,17 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
                                       ? std::vector<ValueId>{n.inputs[0]}
                                       : std::vector<ValueId>{n.inputs[n.op == Op::Addmm ? 1 : 0],
                                                              n.inputs[n.op == Op::Addmm ? 2 : 1]};
-  for (ValueId in : operands)
-    if (cost(in) > kInlineCost) materialize(in);
+  // An operand that loads more than two tensors an element (a layer norm's input, statistics,
+  // weight and bias) takes the K loop's pipeline stages (_gemm_blocks: one of three at 128 x
+  // 128 fp32) and is recomputed by every tile of the other operand: it is written first where
+  // that operand spans more than one tile.
+  const Shape& product_shape = g_.value(n.output).type.shape;
+  const int64_t cols = product_shape.back(), rows = product_shape[product_shape.size() - 2];
+  for (size_t i = 0; i < operands.size(); ++i) {
+    ValueId in = operands[i];
+    if (cost(in) > kInlineCost || ((i == 0 ? cols : rows) > 128 && tensors_read(in) > 2))
+      materialize(in);
+  }
   ValueId out = n.output;
   std::vector<std::string> os = shape_of(out);
   const size_t r = os.size();
@@ -247,6 +256,19 @@ std::optional<Lowering::KMajor> Lowering::k_major_operands(const Node& n,
       return std::nullopt;
     return view.inputs[0];
   };
+  // A batch of copies of one row-major matrix X (X.unsqueeze(0).expand(E, -1, -1)): every
+  // entry reads X's rows.
+  auto repeated_matrix = [&](ValueId v) -> std::optional<ValueId> {
+    while (!is_buffer(v) && g_.value(v).kind == ValueKind::Node) {
+      const Node& view = g_.nodes()[g_.value(v).node];
+      int64_t dim = view.op == Op::Unsqueeze ? attr_int(view.attrs, "dim") : -1;
+      bool leading = view.op == Op::Unsqueeze && (dim == 0 || dim == -g_.value(v).type.rank());
+      if (view.op != Op::Expand && !leading) return std::nullopt;
+      v = view.inputs[0];
+    }
+    if (!row_major(v) || g_.value(v).type.rank() != 2) return std::nullopt;
+    return v;
+  };
   KMajor ops;
   ValueId a = operands[0];
   if (n.op == Op::Linear) {
@@ -259,6 +281,9 @@ std::optional<Lowering::KMajor> Lowering::k_major_operands(const Node& n,
   if (!batch_fits(a, ops.a_batched) || !batch_fits(b, ops.w_batched)) return std::nullopt;
   if (row_major(a)) {
     ops.a = buffers_.at(a).var;
+  } else if (std::optional<ValueId> x = repeated_matrix(a)) {
+    ops.a = buffers_.at(*x).var;
+    ops.a_batched = false;
   } else if (std::optional<ValueId> x = transposed_buffer(a); x && dtype == DType::F32) {
     // A = X^T is M-contiguous, which TF32 products do not take: written K-major first (A^T @ B
     // at 2048x4096x2048, both read as they were, ran at 0.62x of cuBLAS on an H200).

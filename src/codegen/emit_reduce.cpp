@@ -334,6 +334,42 @@ std::vector<std::string> finish_statistic(Kernel& kk, const std::string& what, c
 
 }  // namespace
 
+// The dim of `v` along which the memory its expression reads is contiguous: the last, the
+// channels of a channels-last value, or wherever a transpose or permute moved that dim of
+// the tensor under it (an elementwise node: of its first input of the same shape).
+int Lowering::memory_innermost(ValueId v) {
+  const Value& val = g_.value(v);
+  const int rank = val.type.rank();
+  if (rank == 0 || wants_channels_last(v)) return rank == 0 ? 0 : 1;
+  if (is_buffer(v) || val.kind != ValueKind::Node) return rank - 1;
+  const Node& n = g_.nodes()[val.node];
+  auto axis = [&](int64_t d) { return static_cast<int>(d < 0 ? d + rank : d); };
+  switch (n.op) {
+    case Op::Transpose: {
+      int inner = memory_innermost(n.inputs[0]);
+      int d0 = axis(attr_int(n.attrs, "dim0")), d1 = axis(attr_int(n.attrs, "dim1"));
+      return inner == d0 ? d1 : inner == d1 ? d0 : inner;
+    }
+    case Op::Permute: {
+      std::vector<int64_t> dims = attr_ints(n.attrs, "dims");
+      int inner = memory_innermost(n.inputs[0]);
+      for (int d = 0; d < rank; ++d)
+        if (axis(dims[d]) == inner) return d;
+      return rank - 1;
+    }
+    case Op::Clone:
+    case Op::Contiguous:
+    case Op::Identity:
+    case Op::Cast: return memory_innermost(n.inputs[0]);
+    default: break;
+  }
+  Category category = n.schema().category;
+  if (category != Category::Unary && category != Category::Binary) return rank - 1;
+  for (ValueId in : n.inputs)
+    if (g_.value(in).type.shape == val.type.shape) return memory_innermost(in);
+  return rank - 1;
+}
+
 ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
   std::vector<std::string> shape = shape_of(in);
   ReducePlan p;
@@ -357,7 +393,7 @@ ReducePlan Lowering::plan_dims(ValueId in, const std::vector<int>& reduced) {
   // Rows lie next to each other in memory when the input's innermost dim (the channels, in
   // channels-last) is the last kept one, as in a sum over the middle dim of [B, N, M]: the
   // tiles then take many rows and few columns, so that loads run along the rows.
-  int innermost = wants_channels_last(in) ? 1 : rank - 1;
+  int innermost = memory_innermost(in);
   p.rows_contiguous = !red_dims.empty() && !kept_dims.empty() && kept_dims.back() == innermost;
   p.to_input = [=](const std::vector<std::string>& ki, const std::vector<std::string>& ri) {
     std::vector<std::string> idx(rank);

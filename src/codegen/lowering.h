@@ -92,6 +92,7 @@ class Lowering {
   // A new buffer (torch.empty in the forward); NHWC (NDHWC) in memory if `channels_last`.
   std::string alloc(const std::vector<std::string>& shape, DType dtype, bool channels_last = false);
   int cost(ValueId v);
+  int tensors_read(ValueId v);
   // The values `v`'s readers reach through elementwise nodes only (`v` included), and the
   // other nodes that read them (node index -> the values it reads of them).
   struct ElementwiseRegion {
@@ -184,6 +185,7 @@ class Lowering {
   std::string k_major_copy(ValueId b);
 
   // ---- emit_reduce.cpp: statistics kernels, reductions, global pools, nll_loss ----
+  int memory_innermost(ValueId v);
   ReducePlan plan_dims(ValueId in, const std::vector<int>& reduced);
   // `element` gives the reduced value at an index of `in` (default: `in`'s own value);
   // `result` is the results' type (argmax and argmin: int64): fp32, the statistics of a

@@ -167,6 +167,23 @@ int Lowering::cost(ValueId v) {
   return c;
 }
 
+// The tensors an element of `v`'s expression loads: one for a buffer or a leaf; a library
+// result its bias too; a normalization its statistics and affine parameters too.
+int Lowering::tensors_read(ValueId v) {
+  if (is_buffer(v) || g_.value(v).kind != ValueKind::Node) return 1;
+  const Node& n = g_.nodes()[g_.value(v).node];
+  Category category = n.schema().category;
+  if (category == Category::Anchor && !is_depthwise_conv(n)) return 2;
+  int loads = 0;
+  if (category == Category::Normalization) {
+    auto stats = stats_.find(v);
+    loads += stats != stats_.end() ? static_cast<int>(stats->second.size()) : 2;
+    for (const ParamSpec& p : g_.node_params(n)) loads += p.is_buffer ? 0 : 1;
+  }
+  for (ValueId in : n.inputs) loads += tensors_read(in);
+  return loads;
+}
+
 Lowering::ElementwiseRegion Lowering::elementwise_region(ValueId v) {
   ElementwiseRegion r{{v}, {}};
   std::vector<ValueId> todo = {v};
@@ -445,9 +462,20 @@ std::string Lowering::as_tensor(ValueId v) {
     case Op::Reshape:
     case Op::Flatten:
     case Op::Squeeze:
-    case Op::Unsqueeze:
-      if (viewable) return buffers_[n.inputs[0]].var + ".view(" + join(shape_of(v), ", ") + ")";
+    case Op::Unsqueeze: {
+      // Through a chain of them (x.view(-1, F) then .view(B, -1, F)): a view of the first's
+      // input, as torch's views of a contiguous tensor are.
+      ValueId root = n.inputs[0];
+      while (!is_buffer(root) && g_.value(root).kind == ValueKind::Node) {
+        Op op = g_.nodes()[g_.value(root).node].op;
+        if (op != Op::Reshape && op != Op::Flatten && op != Op::Squeeze && op != Op::Unsqueeze)
+          break;
+        root = g_.nodes()[g_.value(root).node].inputs[0];
+      }
+      if (is_buffer(root) && !channels_last_.count(buffers_[root].var))
+        return buffers_[root].var + ".view(" + join(shape_of(v), ", ") + ")";
       break;
+    }
     case Op::Transpose:  // a strided view: matmul and bmm read it as it is
       if (viewable)
         return buffers_[n.inputs[0]].var + ".transpose(" +
@@ -513,7 +541,12 @@ bool Lowering::gemm_pays(const Node& n) const {
   const Value& b = g_.value(n.inputs[n.op == Op::Addmm ? 2 : 1]);
   if (b.kind == ValueKind::Node && k_contiguous_view(g_.nodes()[b.node], b.type.rank(), false))
     return true;
-  return dtype == DType::F32 && b.type.rank() == 2;  // copied K-major first
+  // Copied K-major first; a batched one where each entry's product is large (attention's
+  // P @ V, 16 of 1024x1024x256, was not faster).
+  double entry_macs = static_cast<double>(a.back()) * static_cast<double>(out[out.size() - 2]) *
+                      static_cast<double>(out.back());
+  return dtype == DType::F32 &&
+         (b.type.rank() == 2 || entry_macs >= static_cast<double>(int64_t{1} << 30));
 }
 
 bool k_contiguous_view(const Node& view, int rank, bool only_last_two) {

@@ -111,7 +111,8 @@ return %1
 return %1
 )"));
   // x @ W with W row-major (N contiguous): the Triton GEMM, in fp32 after a K-major copy of
-  // W (TF32 products take K-major operands only), in fp16 as it is; batched in fp32, cuBLAS.
+  // W (TF32 products take K-major operands only), in fp16 as it is; batched in fp32, cuBLAS
+  // unless each entry's product has 2^30 multiply-adds.
   auto x_at_w = [](const std::string& dtype) {
     return "input %x : " + dtype + "[2048,4096]\ninput %w : " + dtype +
            "[4096,8192]\n%1 = matmul(%x, %w)\nreturn %1\n";
@@ -123,6 +124,11 @@ return %1
   EXPECT_FALSE(triton_kernel(R"(input %p : f32[16,1024,1024]
 input %v : f32[16,1024,256]
 %1 = matmul(%p, %v)
+return %1
+)"));
+  EXPECT_TRUE(triton_kernel(R"(input %h : f32[8,2048,1024]
+input %w : f32[8,1024,1024]
+%1 = bmm(%h, %w)
 return %1
 )"));
   EXPECT_TRUE(triton_kernel(R"(input %x : f32[2048,4096]
