@@ -74,7 +74,10 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   // fp16 operands are multiplied as fp16. bf16 ones stay fp32 (as loaded) under one TF32
   // pass, which holds a bf16 value exactly, so the products are bf16's (and Triton's
   // interpreter has no bf16 dot).
-  std::string dot_type = dtype == DType::F16 ? "tl.float16" : "";
+  // A matrix-vector product (M or N a literal 1, K not): no tl.dot, whose tiles are 16 wide at
+  // least, but products in fp32 summed along K, over tiles one row or column wide.
+  const bool vector = (m_py == "1") != (n_py == "1") && k_py != "1";
+  std::string dot_type = dtype == DType::F16 && !vector ? "tl.float16" : "";
   std::string precision = dtype == DType::F16 ? ""
                           : dtype == DType::BF16
                               ? ", input_precision=\"tf32\""
@@ -170,11 +173,16 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   k.line("b = " + b);
   int b_loads = loads_since(b_from);
   if (tma) k.pop();
+  std::string tile_product = vector ? n_py == "1" ? "tl.sum(a * tl.trans(b), axis=1)[:, None]"
+                                                  : "tl.sum(tl.trans(a) * b, axis=0)[None, :]"
+                                    : "tl.dot(a, b" + precision + ")";
   if (compensated) {
-    k.line("step = tl.dot(a, b" + precision + ") - comp");
+    k.line("step = " + tile_product + " - comp");
     k.line("total = acc + step");
     k.line("comp = (total - acc) - step");
     k.line("acc = total");
+  } else if (vector) {
+    k.line("acc += " + tile_product);
   } else {
     k.line("acc = tl.dot(a, b, acc" + precision + ")");
   }
@@ -209,6 +217,9 @@ void Lowering::lower_gemm(const Node& n, ValueId root) {
   else
     forward_.push_back(gemm_blocks_line(m_py, n_py, k_py, product(batch), itemsize,
                                         std::max(0, a_loads - 1), std::max(0, b_loads - 1)));
+  if (vector)  // the vector's side one wide, K in steps of up to 64
+    forward_.push_back(std::string(m_py == "1" ? "BLOCK_M" : "BLOCK_N") +
+                       ", BLOCK_K = 1, min(64, triton.next_power_of_2(" + k_py + "))");
   std::vector<std::string> params = {"M", "N", "K"}, args = {m_py, n_py, k_py};
   std::vector<std::string> blocks = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};
   std::vector<std::string> block_args = blocks;
