@@ -93,6 +93,7 @@ class Lowering {
   std::string alloc(const std::vector<std::string>& shape, DType dtype, bool channels_last = false);
   int cost(ValueId v);
   int tensors_read(ValueId v);
+  std::optional<ValueId> reshaped_buffer(ValueId v);
   // The values `v`'s readers reach through elementwise nodes only (`v` included), and the
   // other nodes that read them (node index -> the values it reads of them).
   struct ElementwiseRegion {

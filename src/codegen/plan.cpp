@@ -101,15 +101,28 @@ void Lowering::lower_graph() {
   current_node_ = -1;
   std::vector<std::string> returns;
   std::set<std::string> returned;
-  for (ValueId v : g_.outputs()) {
+  // A buffer a kernel wrote, returned once, or a view of one that reshapes it (the squeeze of
+  // the last kernel's output). Anything else is copied by a kernel: an input, a parameter or a
+  // library result returned as it is, one buffer returned twice, or a channels-last one (the
+  // outputs have the reference's contiguous layout).
+  auto fresh = [&](ValueId v) {
     auto b = buffers_.find(v);
-    bool fresh = b != buffers_.end() && b->second.written_by_kernel &&
-                 !returned.count(b->second.var) && !channels_last_.count(b->second.var);
-    // Anything else is copied by a kernel: an input, a parameter or a library result
-    // returned as it is, one buffer returned twice, or a channels-last one (the outputs have
-    // the reference's contiguous layout).
-    std::string var = fresh ? b->second.var : materialize(v);
-    returned.insert(var);
+    return b != buffers_.end() && b->second.written_by_kernel && !returned.count(b->second.var) &&
+           !channels_last_.count(b->second.var);
+  };
+  for (ValueId v : g_.outputs()) {
+    std::optional<ValueId> root = is_buffer(v) ? std::nullopt : reshaped_buffer(v);
+    std::string var;
+    if (fresh(v)) {
+      var = buffers_[v].var;
+      returned.insert(var);
+    } else if (root && fresh(*root)) {
+      var = buffers_[*root].var + ".view(" + join(shape_of(v), ", ") + ")";
+      returned.insert(buffers_[*root].var);
+    } else {
+      var = materialize(v);
+      returned.insert(var);
+    }
     returns.push_back(var);
   }
   forward_.push_back("return " + (returns.size() == 1 ? returns[0] : tuple(returns)));
@@ -449,6 +462,21 @@ std::string Lowering::conv_operand(ValueId v) {
   return materialize(v, true);
 }
 
+// The row-major buffer that `v` reshapes through reshape, flatten, squeeze and unsqueeze
+// nodes (x.view(-1, F) then .view(B, -1, F)), if any: `v` is a view of it, as torch's views of
+// a contiguous tensor are.
+std::optional<ValueId> Lowering::reshaped_buffer(ValueId v) {
+  auto reshapes = [&](ValueId x) {
+    if (is_buffer(x) || g_.value(x).kind != ValueKind::Node) return false;
+    Op op = g_.nodes()[g_.value(x).node].op;
+    return op == Op::Reshape || op == Op::Flatten || op == Op::Squeeze || op == Op::Unsqueeze;
+  };
+  if (!reshapes(v)) return std::nullopt;
+  while (reshapes(v)) v = g_.nodes()[g_.value(v).node].inputs[0];
+  if (!is_buffer(v) || channels_last_.count(buffers_[v].var)) return std::nullopt;
+  return v;
+}
+
 // A tensor for a library call: a buffer as it is, a view of a buffer through the layout
 // ops that torch expresses as views, or else a new buffer.
 std::string Lowering::as_tensor(ValueId v) {
@@ -462,20 +490,10 @@ std::string Lowering::as_tensor(ValueId v) {
     case Op::Reshape:
     case Op::Flatten:
     case Op::Squeeze:
-    case Op::Unsqueeze: {
-      // Through a chain of them (x.view(-1, F) then .view(B, -1, F)): a view of the first's
-      // input, as torch's views of a contiguous tensor are.
-      ValueId root = n.inputs[0];
-      while (!is_buffer(root) && g_.value(root).kind == ValueKind::Node) {
-        Op op = g_.nodes()[g_.value(root).node].op;
-        if (op != Op::Reshape && op != Op::Flatten && op != Op::Squeeze && op != Op::Unsqueeze)
-          break;
-        root = g_.nodes()[g_.value(root).node].inputs[0];
-      }
-      if (is_buffer(root) && !channels_last_.count(buffers_[root].var))
-        return buffers_[root].var + ".view(" + join(shape_of(v), ", ") + ")";
+    case Op::Unsqueeze:
+      if (std::optional<ValueId> root = reshaped_buffer(v))
+        return buffers_[*root].var + ".view(" + join(shape_of(v), ", ") + ")";
       break;
-    }
     case Op::Transpose:  // a strided view: matmul and bmm read it as it is
       if (viewable)
         return buffers_[n.inputs[0]].var + ".transpose(" +

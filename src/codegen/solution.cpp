@@ -239,6 +239,21 @@ std::string Lowering::model_class() {
     std::string name = python_name(val.name);
     s << "        " << name << " = " << name << ".contiguous()\n";
     bind(val.sym_shape, name);
+    // The dims the trace fixed (a loop over x.shape[1] unrolled, a size torch.export
+    // specialized; every dim where it traced no symbols): another size is a clear error,
+    // not kernels that read past the input.
+    std::vector<std::string> dims, sizes;
+    for (int d = 0; d < val.type.rank(); ++d) {
+      if (!val.sym_shape.empty() && !is_digits(val.sym_shape[d])) continue;
+      dims.push_back(name + ".shape[" + std::to_string(d) + "]");
+      sizes.push_back(std::to_string(val.type.shape[d]));
+    }
+    if (dims.empty()) continue;
+    std::string got = dims.size() == 1 ? dims[0] : tuple(dims);
+    std::string want = dims.size() == 1 ? sizes[0] : tuple(sizes);
+    s << "        if " << got << " != " << want << ":\n";
+    s << "            raise ValueError(f\"" << got << " is {" << got
+      << "}, but the trace fixed it to " << want << ": convert the program at this size\")\n";
   }
   for (const StateEntry& e : options_.state) bind(e.sym_shape, state_attribute(e));
   std::string device =

@@ -15,11 +15,13 @@ together, each with the verdict's reason. DRTRITON_TEST_DEVICE=cuda runs the sam
 the GPU (the device machine's tier: `bash scripts/gpu_convert.sh`).
 """
 import glob
+import importlib.util
 import os
 import subprocess
 import sys
 
 import pytest
+import torch
 
 import converted
 
@@ -211,3 +213,21 @@ def test_every_kernel_compiles_for_hopper(compiled, tmp_path):
               for kernel, error in by_pair[pair]["failed"].items()]
     assert sum(r["kernels"] for r in by_pair.values()) > len(pairs)
     assert not failed, f"{len(failed)} kernels do not compile for sm_90:\n" + "\n".join(failed)
+
+
+def test_sizes_the_trace_fixed_are_checked(compiled, tmp_path):
+    """A solution run at a size its trace fixed (fixed_trace_sizes: a loop over x.shape[1])
+    raises a ValueError naming that size before any kernel runs (the verifier's test above
+    runs it at the traced sizes)."""
+    task, solution, err = compiled["fixed_trace_sizes"]
+    assert solution is not None, err
+    path = tmp_path / "fixed_trace_sizes_solution.py"
+    path.write_text(solution)
+    namespace = {}
+    exec(compile(task, "task", "exec"), namespace)
+    spec = importlib.util.spec_from_file_location("fixed_trace_sizes_solution", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.ModelNew(*namespace["get_init_inputs"]())
+    with pytest.raises(ValueError, match=r"x.shape\[1\] is 5, but the trace fixed it to 4"):
+        model(torch.randn(3, 5, 5))
