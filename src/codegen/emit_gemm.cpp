@@ -3,6 +3,26 @@
 
 namespace drtriton::codegen {
 
+std::vector<ValueId> Lowering::gemm_operands(const Node& n) const {
+  if (n.op == Op::Linear) return {n.inputs[0]};
+  return {n.inputs[n.op == Op::Addmm ? 1 : 0], n.inputs[n.op == Op::Addmm ? 2 : 1]};
+}
+
+// Whether the Triton GEMM `n` writes its operand `in` first rather than evaluating it in its
+// loads: an expression of more than a few operations (each element is read many times, as
+// attention's), or one that loads more than two tensors an element (a layer norm's input,
+// statistics, weight and bias), which would take the K loop's pipeline stages (_gemm_blocks:
+// one of three at 128 x 128 fp32) and be recomputed by every tile of the other operand, where
+// that operand spans more than one tile.
+bool Lowering::gemm_writes_first(const Node& n, ValueId in) {
+  constexpr int kInlineCost = 3;
+  if (is_buffer(in)) return false;
+  const Shape& product = g_.value(n.output).type.shape;
+  bool left = in == gemm_operands(n)[0];
+  int64_t other_side = left ? product.back() : product[product.size() - 2];
+  return cost(in) > kInlineCost || (other_side > 128 && tensors_read(in) > 2);
+}
+
 // A GEMM as one Triton kernel, in the tiles of Triton's matmul tutorial: a program computes
 // a BLOCK_M x BLOCK_N tile of the product over K in BLOCK_K steps, programs grouped GROUP_M
 // row blocks at a time so that neighbours share operand tiles in L2; a batch entry per
@@ -13,23 +33,10 @@ namespace drtriton::codegen {
 // of the product plus its bias is the value of the GEMM's node in the kernel's memo, and the
 // kernel writes the epilogue's last value `root` (plan_gemm) from it.
 void Lowering::lower_gemm(const Node& n, ValueId root) {
-  constexpr int kInlineCost = 3;  // as attention: each operand element is read many times
   const bool linear = n.op == Op::Linear;
-  std::vector<ValueId> operands = linear
-                                      ? std::vector<ValueId>{n.inputs[0]}
-                                      : std::vector<ValueId>{n.inputs[n.op == Op::Addmm ? 1 : 0],
-                                                             n.inputs[n.op == Op::Addmm ? 2 : 1]};
-  // An operand that loads more than two tensors an element (a layer norm's input, statistics,
-  // weight and bias) takes the K loop's pipeline stages (_gemm_blocks: one of three at 128 x
-  // 128 fp32) and is recomputed by every tile of the other operand: it is written first where
-  // that operand spans more than one tile.
-  const Shape& product_shape = g_.value(n.output).type.shape;
-  const int64_t cols = product_shape.back(), rows = product_shape[product_shape.size() - 2];
-  for (size_t i = 0; i < operands.size(); ++i) {
-    ValueId in = operands[i];
-    if (cost(in) > kInlineCost || ((i == 0 ? cols : rows) > 128 && tensors_read(in) > 2))
-      materialize(in);
-  }
+  std::vector<ValueId> operands = gemm_operands(n);
+  for (ValueId in : operands)
+    if (gemm_writes_first(n, in)) materialize(in);
   ValueId out = n.output;
   std::vector<std::string> os = shape_of(out);
   const size_t r = os.size();

@@ -823,9 +823,18 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     }
     values.insert(chain.values.begin(), chain.values.end());
     // After two normalizations or more, the chain may end in a value that other nodes read
-    // (a pool): the kernel writes it for them, as the last stage's kernel would have.
+    // (a pool): the kernel writes it for them, as the last stage's kernel would have; so it
+    // may where Triton GEMMs would write it first (a layer norm before a wide Linear).
+    auto written_for_gemm = [&](const std::pair<const int, std::set<ValueId>>& reader) {
+      const Node& m = g_.nodes()[reader.first];
+      return m.schema().category == Category::Anchor && triton_gemm(m) &&
+             std::all_of(reader.second.begin(), reader.second.end(),
+                         [&](ValueId v) { return gemm_writes_first(m, v); });
+    };
     if (!chain.readers.empty()) {
-      if (stages.empty()) return false;
+      if (stages.empty() &&
+          !std::all_of(chain.readers.begin(), chain.readers.end(), written_for_gemm))
+        return false;
       for (const auto& [reader, read] : chain.readers) exits.insert(read.begin(), read.end());
     }
   }

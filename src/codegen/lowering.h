@@ -174,6 +174,10 @@ class Lowering {
 
   // ---- emit_gemm.cpp ----
   void lower_gemm(const Node& n, ValueId root);
+  // A GEMM's operands (A, then B; a Linear's input alone), and whether the GEMM writes one
+  // first rather than evaluating it in its loads.
+  std::vector<ValueId> gemm_operands(const Node& n) const;
+  bool gemm_writes_first(const Node& n, ValueId in);
   // The forward variables of a GEMM's operands as TMA reads them, A [.., M, K] and
   // W [.., N, K], both row-major; `batched`: rows of several batch entries; `copied`: W is a
   // K-major copy of the right operand, `a_copied`: A one of the left operand (the transposed
