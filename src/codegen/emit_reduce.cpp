@@ -340,7 +340,8 @@ std::vector<std::string> finish_statistic(Kernel& kk, const std::string& what, c
 int Lowering::memory_innermost(ValueId v) {
   const Value& val = g_.value(v);
   const int rank = val.type.rank();
-  if (rank == 0 || wants_channels_last(v)) return rank == 0 ? 0 : 1;
+  if (rank == 0) return 0;
+  if (wants_channels_last(v)) return 1;
   if (is_buffer(v) || val.kind != ValueKind::Node) return rank - 1;
   const Node& n = g_.nodes()[val.node];
   auto axis = [&](int64_t d) { return static_cast<int>(d < 0 ? d + rank : d); };
@@ -827,9 +828,8 @@ bool Lowering::lower_in_one_pass(const std::vector<Statistic>& stats,
     // may where Triton GEMMs would write it first (a layer norm before a wide Linear).
     auto written_for_gemm = [&](const std::pair<const int, std::set<ValueId>>& reader) {
       const Node& m = g_.nodes()[reader.first];
-      return m.schema().category == Category::Anchor && triton_gemm(m) &&
-             std::all_of(reader.second.begin(), reader.second.end(),
-                         [&](ValueId v) { return gemm_writes_first(m, v); });
+      return triton_gemm(m) && std::all_of(reader.second.begin(), reader.second.end(),
+                                           [&](ValueId v) { return gemm_writes_first(m, v); });
     };
     if (!chain.readers.empty()) {
       if (stages.empty() &&
