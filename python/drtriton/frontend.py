@@ -1163,6 +1163,23 @@ def _quiet_torch_logs():
 
 
 @contextlib.contextmanager
+def _einsum_left_to_right():
+    """Where opt_einsum is installed, torch.einsum asks it for a contraction order of three
+    or more operands, and that order depends on the sizes: torch.export then fixes every
+    size it read (a dynamic export loses the batch and sequence dims). Left to right, the
+    order torch takes without opt_einsum, reads none and traces alike everywhere."""
+    import torch
+
+    backend = torch.backends.opt_einsum
+    old = backend.enabled
+    backend.enabled = False
+    try:
+        yield
+    finally:
+        backend.enabled = old
+
+
+@contextlib.contextmanager
 def _stderr_to_void():
     """Silence fd 2 (C++ warnings, log handlers bound to the real stderr)."""
     try:
@@ -1282,7 +1299,7 @@ def trace_file(path: str, dynamic: bool = False, decompose=()) -> dict:
     # partial graph export prints on failure) must not reach stderr: errors are one line.
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
-            warnings.catch_warnings(), _quiet_torch_logs():
+            warnings.catch_warnings(), _quiet_torch_logs(), _einsum_left_to_right():
         warnings.simplefilter("ignore")
         mod = _load(path, abspath)
         _check_kernelbench(mod, path)

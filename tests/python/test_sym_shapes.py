@@ -90,7 +90,8 @@ def shaped_entries(doc: dict):
 
 def test_cases_exist():
     assert [p.stem for p in PROGRAMS] == [
-        "batch_mean_by_hand", "cat_two", "conv_pool_fc", "divide_by_size", "kl_div_batchmean",
+        "batch_mean_by_hand", "cat_two", "conv_pool_fc", "divide_by_size", "einsum_three",
+        "kl_div_batchmean",
         "linear_relu", "max_pool1d", "permute", "softmax_dim1", "sum_over_numel"]
 
 
@@ -156,6 +157,16 @@ def test_max_pool1d_follows_the_length():
     assert all(NAME.fullmatch(v) for v in (b, c, length))
     assert s["max_pool1d"][:2] == [b, c] and symbols(s["max_pool1d"][2]) == {length}
     assert evaluate(s["max_pool1d"][2], {length: 63}) == 30  # (63 + 2 - 6 - 1) // 2 + 1
+
+
+def test_einsum_of_three_operands_keeps_its_sizes():
+    # opt_einsum's contraction order (python/requirements.txt installs it) reads every size
+    import torch
+
+    assert torch.backends.opt_einsum.is_available()
+    s = by_name("einsum_three")
+    assert all(NAME.fullmatch(v) for name in ("cb", "decay", "x") for v in s[name])
+    assert s["einsum"][0] == s["x"][0]
 
 
 def test_softmax_cat_permute():
