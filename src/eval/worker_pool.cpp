@@ -31,7 +31,7 @@ constexpr double kPollSlice = 0.25;
 // A worker that does not take a request line within this long is considered gone.
 constexpr double kSendTimeout = 10;
 // Affinities a slot remembers: as many tasks as a worker's task cache keeps (MAX_TASKS).
-constexpr size_t kRecentTasks = 4;
+constexpr size_t kRecentTasks = 64;
 // A job passed over this often is taken next, whatever its affinity: none waits for long.
 constexpr int kMaxPassOver = 8;
 

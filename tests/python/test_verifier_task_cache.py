@@ -159,13 +159,18 @@ def test_the_cache_is_bounded_and_draws_a_fresh_seed_in_time():
         cache.put(task_cache.Entry(key, 1, True, None, ""))
     assert list(cache.entries) == ["b", "c"]  # least recently used out first
     big = task_cache.Entry("d", 1, True, None, "")
-    big.sets = [torch.zeros(200)]  # 800 bytes: with it, the others do not fit
+    big.sets = [torch.zeros(200)]  # 800 bytes: with it, the others' tensors do not fit
     cache.put(task_cache.Entry("e", 1, True, None, ""))
     cache.entries["e"].sets = [torch.zeros(100)]
+    cache.entries["e"].timing = {"eager": "measured"}
     cache.put(big)
-    assert list(cache.entries) == ["d"]
+    assert list(cache.entries) == ["e", "d"]
+    # e gave up its tensors and kept its timing; d, the newest, keeps everything
+    assert cache.entries["e"].sets is None and cache.entries["e"].timing == {"eager": "measured"}
+    assert cache.entries["e"].intact() and cache.entries["d"].sets is not None
     drawn, given = cache.entries["d"], task_cache.Entry("f", 7, False, None, "")
     cache.put(given)
+    assert list(cache.entries) == ["d", "f"]
     drawn.uses = given.uses = task_cache.REDRAW_AFTER
     assert cache.get("d") is None  # its own seed has judged enough candidates
     assert cache.get("f") is given  # a seed the requests give is theirs to keep

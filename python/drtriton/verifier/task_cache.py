@@ -21,9 +21,10 @@ Why reuse is sound:
   the entry is dropped, so a task is judged on fresh input sets again.
 
 Bounded: MAX_TASKS entries (least recently used out first) and MAX_BYTES of tensors in all
-(DRTRITON_TASK_CACHE_MB; 0 turns the cache off). A task whose per-set work would not fit
-keeps only its seed, op counts and timing; its sets are then computed per candidate, after
-the candidate's forward on them, as without the cache.
+(DRTRITON_TASK_CACHE_MB; 0 turns the cache off). Where the tensors do not fit, the least
+recently used entries give up their per-set work first and keep their seed, op counts and
+timing (a few hundred bytes): a task's later candidate then computes its sets after its
+forward on them, as without the cache, but neither times nor compiles the reference again.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import torch
 
 from . import inputs as inputs_mod
 
-MAX_TASKS = 4  # src/eval/worker_pool.cpp routes a task's candidates to the workers that know it
+MAX_TASKS = 64  # src/eval/worker_pool.cpp routes a task's candidates to the workers that know it
 MAX_BYTES = int(float(os.environ.get("DRTRITON_TASK_CACHE_MB", "256")) * 2**20)
 REDRAW_AFTER = 64
 
@@ -85,6 +86,11 @@ class Entry:
 
     def nbytes(self):
         return sum(t.numel() * t.element_size() for t in self.tensors())
+
+    def strip(self):
+        """Give up the per-set work, keeping what is small (seed, op counts, timing)."""
+        self.sets = self.references = self.variations = None
+        self.seal()
 
     def seal(self):
         """Take the digest that `intact` checks."""
@@ -138,9 +144,15 @@ class TaskCache:
     def put(self, entry):
         self.entries[entry.key] = entry
         self.entries.move_to_end(entry.key)
-        while len(self.entries) > self.max_tasks or (
-                len(self.entries) > 1 and sum(e.nbytes() for e in self.entries.values()) > self.max_bytes):
+        while len(self.entries) > self.max_tasks:
             self.entries.popitem(last=False)
+        older = [e for e in self.entries.values() if e is not entry]  # least recently used first
+        total = sum(e.nbytes() for e in self.entries.values())
+        for e in older:
+            if total <= self.max_bytes:
+                break
+            total -= e.nbytes()
+            e.strip()
 
     def drop(self, entry):
         if self.entries.get(entry.key) is entry:
