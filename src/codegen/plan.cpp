@@ -381,7 +381,8 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // bounds near 1e-6). The other operators: elementwise ones; softmaxes and reductions over the
 // channels alone (each position's channels lie next to each other, one pass of whole rows),
 // over the positions (a global pool's) or over both; pools (a window's neighbouring outputs read
-// neighbouring channels; a global pool reads channels as rows) and views of what they leave.
+// neighbouring channels; a global pool reads channels as rows), pads of the positions, and
+// views of what they leave.
 // Normalizations over space and channel shuffles stay NCHW, where whole solutions measured
 // both ways lost channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
 // docs/results/conv_layout_h200.md; the rule as a whole not measured yet).
@@ -405,8 +406,13 @@ bool Lowering::prefers_channels_last() const {
       if (dims == std::vector<int>{1} || dims == positions || dims == all_but_batch) continue;
     }
     if (c == Category::Pooling && spatial) continue;
-    // A view of what a global pool or reduction left: no positions to read across.
-    if (c == Category::Layout && rank >= 2 && g_.value(n.inputs[0]).type.numel() <= in[0] * in[1])
+    // A pad of the positions alone (a convolution's padding="same" with an even kernel): its
+    // kernel copies the input into the layout, as Inductor's own copy of the input does.
+    if (n.op == Op::Pad && spatial && attr_ints(n.attrs, "pad").size() <= 2 * (in.size() - 2))
+      continue;
+    // A view of a vector (a PReLU's weights as [C, 1, 1]) or of what a global pool or
+    // reduction left: no positions to read across.
+    if (c == Category::Layout && (rank <= 1 || g_.value(n.inputs[0]).type.numel() <= in[0] * in[1]))
       continue;
     if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
