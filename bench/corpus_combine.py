@@ -6,17 +6,21 @@ in `_rest` (a copy of some of a folder's programs) counts as that folder. `--ben
 adds the plain rows of `drtriton bench` (scripts/gpu_search.sh) as folders named by suite (d02,
 d05, ...); `--set NAME=F1,F2,...` adds a row over those folders together. `--kinds` adds a table
 by kind of program (a ConvTranspose "convT", else a convolution "conv", else a Linear, matmul,
-bmm, einsum or @ "gemm", else "other", read from tests/programs/real/FOLDER/NAME.py), and
-`--against OLD.json` compares, over the programs timed in both, with an earlier report.
+bmm, einsum or @ "gemm", else "other", read from tests/programs/real/FOLDER/NAME.py),
+`--against OLD.json` compares, over the programs timed in both, with an earlier report, and
+`--programs` lists every program: its speedups and its share of the machine's limit (the
+reports' limit_fraction: the roofline's time over the solution's). The folder tables give the
+median share over the accepted solutions that have one.
 
     python3 bench/corpus_combine.py REPORT.json [REPORT.json ...] [--bench ROWS.jsonl]
-        [--set bench=fused,models,d02,d05] [--kinds] [--against OLD.json]
+        [--set bench=fused,models,d02,d05] [--kinds] [--against OLD.json] [--programs]
 """
 import argparse
 import json
 import math
 import os
 import re
+import statistics
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
@@ -32,7 +36,8 @@ def verdicts(paths):
         for name, p in json.load(open(path))["programs"].items():
             if p.get("verdict"):
                 folder, rest = name.split("/", 1)
-                programs[folder.removesuffix("_rest") + "/" + rest] = p["verdict"]
+                programs[folder.removesuffix("_rest") + "/" + rest] = {
+                    **p["verdict"], "limit_fraction": p.get("limit_fraction")}
     return programs
 
 
@@ -44,7 +49,7 @@ def bench_verdicts(path):
         if r.get("run", "").endswith("_plain"):
             rows[r["id"][:3] + "/" + r["id"]] = {
                 "passed": bool(r["passed"]), "speedup_eager": r.get("speedup_eager"),
-                "speedup_compile": r.get("speedup_compile"),
+                "speedup_compile": r.get("speedup_compile"), "limit_fraction": r.get("limit_fraction"),
                 "flags": ["timing_noisy"] if r.get("timing_noisy") else []}
     return rows
 
@@ -59,8 +64,10 @@ def row(label, judged):
     eager = [v["speedup_eager"] for v in t]
     compiled = [v["speedup_compile"] for v in t]
     share = lambda xs: f"{sum(x > 1 for x in xs)} ({100 * sum(x > 1 for x in xs) / max(1, len(xs)):.0f}%)"
+    limits = [v["limit_fraction"] for v in judged if v["passed"] and v.get("limit_fraction")]
+    limit = f"{100 * statistics.median(limits):.3g}%" if limits else "-"
     print(f"| {label} | {len(judged)} | {sum(v['passed'] for v in judged)} | {len(t)} | {share(eager)} "
-          f"| {geomean(eager):.2f}x | {share(compiled)} | {geomean(compiled):.3f}x |")
+          f"| {geomean(eager):.2f}x | {share(compiled)} | {geomean(compiled):.3f}x | {limit} |")
 
 
 def kind(name):
@@ -79,6 +86,7 @@ def main():
     parser.add_argument("--set", action="append", default=[], metavar="NAME=F1,F2")
     parser.add_argument("--kinds", action="store_true")
     parser.add_argument("--against")
+    parser.add_argument("--programs", action="store_true")
     args = parser.parse_args()
     programs = verdicts(args.reports)
     corpus = dict(programs)
@@ -86,8 +94,8 @@ def main():
         programs.update(bench_verdicts(path))
     in_folder = lambda folders: [v for n, v in programs.items() if n.split("/")[0] in folders]
     print("| folder | judged | accepted | timed | faster than eager | geomean vs eager "
-          "| faster than torch.compile | geomean vs torch.compile |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| faster than torch.compile | geomean vs torch.compile | share of the limit (median) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     folders = sorted({n.split("/")[0] for n in programs})
     for folder in folders:
         row(folder, in_folder({folder}))
@@ -121,6 +129,16 @@ def main():
         for n in sorted(both, key=ratio):
             if abs(math.log(ratio(n))) > math.log(1.25):
                 print(f"  {n}: {before[n]['speedup_compile']:.2f}x -> {now[n]['speedup_compile']:.2f}x")
+    if args.programs:
+        speedup = lambda x: f"{x:.2f}x" if isinstance(x, (int, float)) else "-"  # noqa: E731
+        print("\n| program | accepted | vs eager | vs torch.compile | share of the limit |")
+        print("| --- | --- | --- | --- | --- |")
+        for name, v in sorted(programs.items()):
+            noisy = " (noisy)" if "timing_noisy" in (v.get("flags") or []) else ""
+            limit = v.get("limit_fraction")
+            print(f"| {name} | {'yes' if v['passed'] else 'no'} | {speedup(v.get('speedup_eager'))}{noisy} "
+                  f"| {speedup(v.get('speedup_compile'))} "
+                  f"| {f'{100 * limit:.3g}%' if limit else '-'} |")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@
 # solution once more (a comment added first: the verdict cache and Triton's miss, a worker's
 # task cache hits where it still holds the task) and prints the verifier's warm throughput
 # beside the cold one. The GPU memory each judgement reserved is printed against the memory
-# gate's estimate.
+# gate's estimate. Once judging is over the machine's ceilings are measured (python -m
+# drtriton.ceilings), and each accepted solution's share of its program's limit goes into the
+# report (limit_fraction) and its median into the table, as in drtriton bench's summary.
 # DRTRITON_QUIET_TIMING=1 judges under quiet timing (docs/verifier.md): the timings line then
 # says how many timings were still disturbed, to set against the run without it;
 # PYTORCH_CUDA_ALLOC_CONF reaches the workers too (the GPU memory line says which).
@@ -149,6 +151,10 @@ def import_and_convert(name, doc):
         entry["error"] = last_line(r.stderr)
         return
     entry["imported"] = True
+    # What the roofline counts (flops, conv_flops, io_bytes), for the share of the limit
+    r = subprocess.run([BIN, "check", os.path.join(work, stem + ".ir"), "--work"],
+                       capture_output=True, text=True)
+    entry["work"] = json.loads(r.stdout) if r.returncode == 0 else None
     solution = os.path.join(work, stem + "_triton.py")
     r = subprocess.run([BIN, "convert", source, "--no-verify", *KNOBS, "-o", solution],
                        capture_output=True, text=True)
@@ -249,6 +255,23 @@ with service_started.result() as service, ThreadPoolExecutor(INFLIGHT) as reques
         report["warm_s"] = round(time.time() - t0, 1)
 starter.shutdown()
 
+# 2c. The machine's ceilings, measured once the judging is over (its timed runs must have the
+# GPU alone), and each accepted solution's share of its program's limit: the time no kernel can
+# beat (every input, parameter and output moved once, every FLOP at the measured rate; cuDNN's
+# convolutions at the TF32 one), over the solution's median time (drtriton bench's roofline).
+ceilings_path = os.path.join(work, "ceilings.json")
+r = subprocess.run([sys.executable, "-m", "drtriton.ceilings", "--device", DEVICE, "--out", ceilings_path],
+                   env=env, capture_output=True, text=True)
+report["ceilings"] = json.load(open(ceilings_path)) if r.returncode == 0 else None
+for e in programs.values():
+    v, w, c = e["verdict"] or {}, e.get("work"), report["ceilings"]
+    ms = ((v.get("timing_ms") or {}).get("candidate") or {}).get("median")
+    if v.get("passed") and w and c and ms:
+        conv, fp32 = w["conv_flops"], c["flops_per_s"]
+        limit_s = max((w["flops"] - conv) / fp32 + conv / c.get("conv_flops_per_s", fp32),
+                      w["io_bytes"] / c["bytes_per_s"])
+        e["limit_fraction"] = limit_s / (ms / 1e3)
+
 # 3. The table, per folder, and the failures.
 rows, totals = [], {}
 for folder in FOLDERS + ["all"]:
@@ -264,7 +287,9 @@ for folder in FOLDERS + ["all"]:
            "kernelbench_native": sum(v.get("kernelbench_native") is True for v in accepted),
            "not_verified": sum(v.get("passed") is None and bool(v) for v in verdicts),
            "median_speedup_eager": round(statistics.median(speedups), 3) if speedups else None,
-           "timed": len(timed)}
+           "timed": len(timed),
+           "median_limit_fraction": (statistics.median(f) if (f := [
+               e["limit_fraction"] for e in entries if e.get("limit_fraction")]) else None)}
     for against in ("eager", "compile"):
         xs = [v[f"speedup_{against}"] for v in timed if isinstance(v.get(f"speedup_{against}"), (int, float))]
         row[f"faster_than_{against}"] = sum(x > 1 for x in xs) if xs else None
@@ -274,8 +299,9 @@ for folder in FOLDERS + ["all"]:
     med = f"{row['median_speedup_eager']:.3g}x" if speedups else "-"
     against = "".join(f" | {row[f'faster_than_{a}']} of {row[f'timed_{a}']} | {row[f'geomean_{a}']:.3g}x"
                       if row[f"timed_{a}"] else " | - | -" for a in ("eager", "compile"))
+    share = f"{100 * row['median_limit_fraction']:.3g}%" if row["median_limit_fraction"] is not None else "-"
     rows.append(f"| {folder} | {row['programs']} | {row['imported']} | {row['compiled']} | "
-                f"{row['accepted']} | {row['kernelbench_native']} | {med}{against} |")
+                f"{row['accepted']} | {row['kernelbench_native']} | {med}{against} | {share} |")
 report["summary"] = totals
 save()
 failures = sorted((n, e["error"] or (e["verdict"] or {}).get("reason")) for n, e in programs.items()
@@ -286,8 +312,9 @@ for name, why in failures:
     print(f"- {name}: {why}" + (f" [sizes fixed: {fixed}]" if fixed else ""))
 not_verified = totals["all"]["not_verified"]
 table = ("| folder | programs | imported | compiled | accepted | kernelbench_native | median speedup vs eager "
-         "| faster than eager (timed) | geomean vs eager | faster than torch.compile | geomean vs torch.compile |\n"
-         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
+         "| faster than eager (timed) | geomean vs eager | faster than torch.compile | geomean vs torch.compile "
+         "| share of the limit (median) |\n"
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" + "\n".join(rows))
 with open(os.path.join(OUT, "gpu_corpus.md"), "w") as f:
     f.write(table + "\n")
 # Where the workers' time went: seconds by verdict stage, summed over the verdicts.

@@ -327,8 +327,15 @@ auto* check = app.add_subcommand("check", "Parse and verify a graph; print it ba
 check->add_option("graph", check_args->in, "Graph in IR text (.ir) or JSON (.json) form")
     ->required();
 check->add_flag("--json", check_args->json, "Print the JSON form instead of a summary");
-check->callback([check_args] {
+auto work = std::make_shared<bool>(false);
+check->add_flag("--work", *work,
+                "Print what a roofline counts instead: flops, conv_flops, io_bytes (JSON)");
+check->callback([check_args, work] {
   Graph g = load_graph(check_args->in);
+  if (*work) {
+    std::cout << work_of(g).dump() << "\n";
+    return;
+  }
   if (check_args->json) {
     std::cout << graph_to_json(g).dump(2) << "\n";
     return;
