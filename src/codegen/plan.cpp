@@ -383,8 +383,9 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // over the positions (a global pool's) or over both; pools (a window's neighbouring outputs read
 // neighbouring channels; a global pool reads channels as rows), pads of the positions, and
 // views of what they leave.
-// Normalizations over space and channel shuffles stay NCHW, where whole solutions measured
-// both ways lost channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
+// Batch norms too (docs/results/kernel_profile_h100_1206c.md). The other normalizations over
+// space and channel shuffles stay NCHW, where whole solutions measured both ways lost
+// channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
 // docs/results/conv_layout_h200.md; the rule as a whole not measured yet).
 bool Lowering::prefers_channels_last() const {
   bool larger = false;
@@ -406,6 +407,9 @@ bool Lowering::prefers_channels_last() const {
       if (dims == std::vector<int>{1} || dims == positions || dims == all_but_batch) continue;
     }
     if (c == Category::Pooling && spatial) continue;
+    // A batch norm's statistics read each position's channels as a row (conv2d_bn_relu on an
+    // H100: 0.612 ms channels-last, 0.839 NCHW, torch.compile 0.606).
+    if (n.op == Op::BatchNorm2d) continue;
     // A pad of the positions alone (a convolution's padding="same" with an even kernel): its
     // kernel copies the input into the layout, as Inductor's own copy of the input does.
     if (n.op == Op::Pad && spatial && attr_ints(n.attrs, "pad").size() <= 2 * (in.size() - 2))
