@@ -70,6 +70,7 @@ WORKERS = os.environ.get("CORPUS_WORKERS", "")  # the service's workers a GPU; e
 COMPILE = os.environ.get("CORPUS_COMPILE", "0") == "1"  # time torch.compile too (slow: Inductor compiles each)
 KNOBS = [arg for knob in os.environ.get("CORPUS_KNOBS", "").split() for arg in ("--knob", knob)]
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from drtriton import ceilings  # noqa: E402
 from drtriton.service_client import Service  # noqa: E402
 
 sys.path.insert(0, CORPUS)
@@ -257,8 +258,7 @@ starter.shutdown()
 
 # 2c. The machine's ceilings, measured once the judging is over (its timed runs must have the
 # GPU alone), and each accepted solution's share of its program's limit: the time no kernel can
-# beat (every input, parameter and output moved once, every FLOP at the measured rate; cuDNN's
-# convolutions at the TF32 one), over the solution's median time (drtriton bench's roofline).
+# beat (drtriton.ceilings.limit_seconds, drtriton bench's roofline) over its median time.
 ceilings_path = os.path.join(work, "ceilings.json")
 r = subprocess.run([sys.executable, "-m", "drtriton.ceilings", "--device", DEVICE, "--out", ceilings_path],
                    env=env, capture_output=True, text=True)
@@ -267,10 +267,7 @@ for e in programs.values():
     v, w, c = e["verdict"] or {}, e.get("work"), report["ceilings"]
     ms = ((v.get("timing_ms") or {}).get("candidate") or {}).get("median")
     if v.get("passed") and w and c and ms:
-        conv, fp32 = w["conv_flops"], c["flops_per_s"]
-        limit_s = max((w["flops"] - conv) / fp32 + conv / c.get("conv_flops_per_s", fp32),
-                      w["io_bytes"] / c["bytes_per_s"])
-        e["limit_fraction"] = limit_s / (ms / 1e3)
+        e["limit_fraction"] = ceilings.limit_seconds(w, c) / (ms / 1e3)
 
 # 3. The table, per folder, and the failures.
 rows, totals = [], {}

@@ -23,6 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from drtriton.ceilings import product_rate  # noqa: E402
+
 BASELINES = [("speedup_eager", "eager", "#2e86c1"), ("speedup_compile", "torch.compile", "#e67e22")]
 
 
@@ -93,12 +95,12 @@ def plot_roofline(rows, ceilings, path):
         if r.get("passed") and t and r.get("flops") and r.get("io_bytes"):
             points.append((r["flops"] / r["io_bytes"], r["flops"] / (t / 1e3)))
     if ceilings and points:
-        bw, peak = ceilings["bytes_per_s"], ceilings["flops_per_s"]
+        bw, peak = ceilings["bytes_per_s"], product_rate(ceilings)
         lo = min(p[0] for p in points + [(peak / bw / 100, 0)]) / 2
         hi = max(p[0] for p in points + [(peak / bw * 10, 0)]) * 2
         xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         ax.plot(xs, [min(peak, bw * x) for x in xs], color="black",
-                label=f"roof: {bw / 1e12:.2f} TB/s, {peak / 1e12:.1f} TFLOP/s fp32 ({ceilings['device']})")
+                label=f"roof: {bw / 1e12:.2f} TB/s, {peak / 1e12:.1f} TFLOP/s fp32-accurate ({ceilings['device']})")
         conv = ceilings.get("conv_flops_per_s", peak)
         if conv > peak:  # cuDNN's TF32: the roof of programs that are mostly convolutions
             ax.plot(xs, [min(conv, bw * x) for x in xs], color="black", linestyle="--",

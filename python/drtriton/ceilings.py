@@ -3,10 +3,13 @@ large copy: each byte read once and written once), fp32 FLOP/s (a large torch.mm
 TF32 off, the accuracy the verifier asks of matrix products) and TF32 FLOP/s (the same
 product with TF32 on: cuDNN runs PyTorch's fp32 convolutions on TF32 tensor cores by
 default, in eager and in a solution alike, so their FLOPs are bounded by that ceiling while
-cudnn.allow_tf32 is on). A program's limit is then
-max(other_flops / fp32 + conv_flops / conv ceiling, io_bytes / bandwidth): the time no
-kernel can beat, with every input, parameter and output moved exactly once
-(Graph::io_bytes).
+cudnn.allow_tf32 is on). A product can keep fp32's accuracy on TF32 tensor cores in three
+passes (`tl.dot(..., input_precision="tf32x3")`, the verifier's fp32 bound holds), so the
+other FLOPs are bounded by the faster of fp32 and a third of TF32 (`product_flops_per_s`). A
+program's limit is then max(other_flops / product rate + conv_flops / conv ceiling,
+io_bytes / bandwidth): the time no kernel can beat, with every input, parameter and output
+moved exactly once (Graph::io_bytes); `limit_seconds` computes it, and
+src/cli/bench_commands.cpp's `limit_fraction` the same.
 
     python -m drtriton.ceilings --device cuda|cpu --out ceilings.json
 """
@@ -61,10 +64,26 @@ def measure(device_name: str) -> dict:
     conv_tf32 = gpu and torch.backends.cudnn.allow_tf32
     name = torch.cuda.get_device_name(device) if gpu else "cpu"
     return {"device": name, "bytes_per_s": bandwidth, "flops_per_s": flops,
-            "tf32_flops_per_s": tf32_flops,
+            "tf32_flops_per_s": tf32_flops, "product_flops_per_s": max(flops, tf32_flops / 3),
             "conv_flops_per_s": tf32_flops if conv_tf32 else flops,
             "how": f"copy of {n_copy * 4 >> 20} MiB; fp32 mm {n}x{n}x{n}, TF32 off and on; "
                    f"convolutions on TF32: {conv_tf32} (torch.backends.cudnn.allow_tf32)"}
+
+
+def product_rate(ceilings: dict) -> float:
+    """FLOP/s of an fp32-accurate product: fp32's, or three-pass TF32's where that is faster
+    (ceilings written before this key: from their TF32 rate)."""
+    return ceilings.get("product_flops_per_s") or max(
+        ceilings["flops_per_s"], ceilings.get("tf32_flops_per_s", 0) / 3)
+
+
+def limit_seconds(work: dict, ceilings: dict) -> float:
+    """The time no kernel can beat on `work` (drtriton check --work: flops, conv_flops,
+    io_bytes) on the machine of `ceilings`."""
+    conv = work["conv_flops"]
+    compute = ((work["flops"] - conv) / product_rate(ceilings)
+               + conv / ceilings.get("conv_flops_per_s", ceilings["flops_per_s"]))
+    return max(compute, work["io_bytes"] / ceilings["bytes_per_s"])
 
 
 def main(argv=None):
@@ -78,7 +97,8 @@ def main(argv=None):
         json.dump(c, f, indent=1)
     os.replace(tmp, a.out)
     print(f"{c['device']}: {c['bytes_per_s'] / 1e12:.2f} TB/s, {c['flops_per_s'] / 1e12:.2f} TFLOP/s fp32, "
-          f"{c['conv_flops_per_s'] / 1e12:.2f} TFLOP/s for convolutions")
+          f"{c['product_flops_per_s'] / 1e12:.2f} for fp32-accurate products, "
+          f"{c['conv_flops_per_s'] / 1e12:.2f} for convolutions")
 
 
 if __name__ == "__main__":

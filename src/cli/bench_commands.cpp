@@ -415,6 +415,14 @@ std::string geomean(const std::vector<double>& v) {
   return buf;
 }
 
+// FLOP/s of an fp32-accurate product: fp32's, or three-pass TF32's (a third of TF32's) where
+// that is faster (python/drtriton/ceilings.py, product_rate).
+double product_rate(const json& ceilings) {
+  double fp32 = ceilings["flops_per_s"].get<double>();
+  return ceilings.value("product_flops_per_s",
+                        std::max(fp32, ceilings.value("tf32_flops_per_s", 0.0) / 3));
+}
+
 // The table: fast_p is the share of all programs that are correct and more than p times as
 // fast as the baseline (fast_0: correct), as KernelBench defines it.
 std::string summary_table(const std::vector<Program>& programs,
@@ -489,14 +497,14 @@ std::string summary_table(const std::vector<Program>& programs,
   }
   if (!fractions.empty() && ceilings.is_object()) {
     std::sort(fractions.begin(), fractions.end());
-    char line[256];
+    char line[320];
     std::snprintf(line, sizeof line,
                   "\nshare of the machine's limit (correct programs): median %.3g%%, best %.3g%% "
-                  "(measured: %.2f TB/s, %.1f TFLOP/s fp32, %.1f for convolutions; plots in "
-                  "plots/)\n",
+                  "(measured: %.2f TB/s, %.1f TFLOP/s fp32, %.1f for fp32-accurate products, "
+                  "%.1f for convolutions; plots in plots/)\n",
                   100 * fractions[fractions.size() / 2], 100 * fractions.back(),
                   ceilings["bytes_per_s"].get<double>() / 1e12,
-                  ceilings["flops_per_s"].get<double>() / 1e12,
+                  ceilings["flops_per_s"].get<double>() / 1e12, product_rate(ceilings) / 1e12,
                   ceilings.value("conv_flops_per_s", ceilings["flops_per_s"].get<double>()) / 1e12);
     t << line;
   }
@@ -552,8 +560,8 @@ json limit_fraction(const json& row, const json& ceilings) {
   if (ms <= 0) return json();
   double fp32 = ceilings["flops_per_s"].get<double>();
   double conv = row.value("conv_flops", 0.0);
-  double compute_s =
-      (row["flops"].get<double>() - conv) / fp32 + conv / ceilings.value("conv_flops_per_s", fp32);
+  double compute_s = (row["flops"].get<double>() - conv) / product_rate(ceilings) +
+                     conv / ceilings.value("conv_flops_per_s", fp32);
   double limit_s =
       std::max(compute_s, row["io_bytes"].get<double>() / ceilings["bytes_per_s"].get<double>());
   return limit_s / (ms / 1e3);

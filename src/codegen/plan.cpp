@@ -388,6 +388,17 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
 // docs/results/conv_layout_h200.md; the rule as a whole not measured yet).
 bool Lowering::prefers_channels_last() const {
+  bool strided_pointwise = false;
+  for (const Node& n : g_.nodes()) {
+    if (n.op != Op::Conv2d) continue;
+    const auto sizes = std::get<std::vector<int64_t>>(n.attrs.at("kernel_size"));
+    const auto strides =
+        n.attrs.count("stride") ? attr_ints(n.attrs, "stride") : std::vector<int64_t>{};
+    strided_pointwise =
+        strided_pointwise ||
+        (std::all_of(sizes.begin(), sizes.end(), [](int64_t k) { return k == 1; }) &&
+         std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; }));
+  }
   bool larger = false;
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
@@ -408,8 +419,10 @@ bool Lowering::prefers_channels_last() const {
     }
     if (c == Category::Pooling && spatial) continue;
     // A batch norm's statistics read each position's channels as a row (conv2d_bn_relu on an
-    // H100: 0.612 ms channels-last, 0.839 NCHW, torch.compile 0.606).
-    if (n.op == Op::BatchNorm2d) continue;
+    // H100: 0.612 ms channels-last, 0.839 NCHW, torch.compile 0.606). Not after a strided 1x1
+    // convolution: with one (a ResNet block's downsampling) the running mean was rejected on
+    // an H100 (unmeasured guess: cuDNN's NHWC kernel for it on TF32, its NCHW one not).
+    if (n.op == Op::BatchNorm2d && !strided_pointwise) continue;
     // A pad of the positions alone (a convolution's padding="same" with an even kernel): its
     // kernel copies the input into the layout, as Inductor's own copy of the input does.
     if (n.op == Op::Pad && spatial && attr_ints(n.attrs, "pad").size() <= 2 * (in.size() - 2))

@@ -178,3 +178,18 @@ def test_search_gives_each_program_a_searched_row(tmp_path):
     assert again.stdout == r.stdout
     plain = bench("programs", "--out", "out", cwd=tmp_path)
     assert plain.returncode == 1 and "was answered by compiler+search, not compiler" in plain.stderr
+
+
+def test_the_limit_takes_products_at_three_pass_tf32_where_that_is_faster():
+    from drtriton import ceilings as c
+
+    gpu = {"bytes_per_s": 3e12, "flops_per_s": 50e12, "tf32_flops_per_s": 400e12,
+           "conv_flops_per_s": 400e12}
+    assert c.product_rate(gpu) == 400e12 / 3
+    assert c.product_rate({**gpu, "tf32_flops_per_s": 120e12}) == 50e12  # fp32 is faster there
+    gemm = {"flops": 2 * 4096 ** 3, "conv_flops": 0.0, "io_bytes": 3 * 4 * 4096 ** 2}
+    assert c.limit_seconds(gemm, gpu) == gemm["flops"] / (400e12 / 3)
+    conv = {"flops": 1e12, "conv_flops": 0.8e12, "io_bytes": 1e6}
+    assert c.limit_seconds(conv, gpu) == 0.2e12 / (400e12 / 3) + 0.8e12 / 400e12
+    copy = {"flops": 1e6, "conv_flops": 0.0, "io_bytes": 6e9}
+    assert c.limit_seconds(copy, gpu) == 6e9 / 3e12
