@@ -381,24 +381,21 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // bounds near 1e-6). The other operators: elementwise ones; softmaxes and reductions over the
 // channels alone (each position's channels lie next to each other, one pass of whole rows),
 // over the positions (a global pool's) or over both; pools (a window's neighbouring outputs read
-// neighbouring channels; a global pool reads channels as rows), pads of the positions, and
-// views of what they leave.
-// Batch norms too (docs/results/kernel_profile_h100_1206c.md). The other normalizations over
+// neighbouring channels; a global pool reads channels as rows), pads of the positions (a
+// same-padded convolution: docs/results/kernel_profile_h100_1206c.md), batch norms
+// (kernel_profile_h100_1206d.md), and views of what they leave. The other normalizations over
 // space and channel shuffles stay NCHW, where whole solutions measured both ways lost
 // channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
 // docs/results/conv_layout_h200.md; the rule as a whole not measured yet).
 bool Lowering::prefers_channels_last() const {
-  bool strided_pointwise = false;
-  for (const Node& n : g_.nodes()) {
-    if (n.op != Op::Conv2d) continue;
-    const auto sizes = std::get<std::vector<int64_t>>(n.attrs.at("kernel_size"));
-    const auto strides =
-        n.attrs.count("stride") ? attr_ints(n.attrs, "stride") : std::vector<int64_t>{};
-    strided_pointwise =
-        strided_pointwise ||
-        (std::all_of(sizes.begin(), sizes.end(), [](int64_t k) { return k == 1; }) &&
-         std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; }));
-  }
+  const bool strided_pointwise =
+      std::any_of(g_.nodes().begin(), g_.nodes().end(), [](const Node& n) {
+        if (n.op != Op::Conv2d || !n.attrs.count("stride")) return false;
+        const auto sizes = std::get<std::vector<int64_t>>(n.attrs.at("kernel_size"));
+        const auto strides = attr_ints(n.attrs, "stride");
+        return std::all_of(sizes.begin(), sizes.end(), [](int64_t k) { return k == 1; }) &&
+               std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; });
+      });
   bool larger = false;
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
@@ -418,10 +415,10 @@ bool Lowering::prefers_channels_last() const {
       if (dims == std::vector<int>{1} || dims == positions || dims == all_but_batch) continue;
     }
     if (c == Category::Pooling && spatial) continue;
-    // A batch norm's statistics read each position's channels as a row (conv2d_bn_relu on an
-    // H100: 0.612 ms channels-last, 0.839 NCHW, torch.compile 0.606). Not after a strided 1x1
-    // convolution: with one (a ResNet block's downsampling) the running mean was rejected on
-    // an H100 (unmeasured guess: cuDNN's NHWC kernel for it on TF32, its NCHW one not).
+    // A batch norm's statistics read each position's channels as a row. Not with a strided
+    // 1x1 convolution (a ResNet block's downsampling): its running mean was rejected on an
+    // H100 (docs/results/corpus_gpu_h100_1206d.md; cuDNN's NHWC kernel for it on TF32 and
+    // its NCHW one not, a guess not measured).
     if (n.op == Op::BatchNorm2d && !strided_pointwise) continue;
     // A pad of the positions alone (a convolution's padding="same" with an even kernel): its
     // kernel copies the input into the layout, as Inductor's own copy of the input does.

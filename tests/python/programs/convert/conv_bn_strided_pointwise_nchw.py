@@ -1,0 +1,30 @@
+"""A ResNet block's downsampling: a 1x1 convolution of stride 2, then a batch norm. With it,
+layout=auto stays NCHW (its running mean was rejected channels-last on an H100), though the
+3x3 convolution and its batch norm alone would take channels-last.
+# CHECK-NOT: channels_last
+# CHECK-COUNT-2: F.conv2d(
+"""
+import torch
+import torch.nn as nn
+
+batch_size = 2
+side = 6
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 32, 3, stride=2, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(32)
+        self.down = nn.Sequential(nn.Conv2d(8, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32))
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)) + self.down(x))
+
+
+def get_inputs():
+    return [torch.randn(batch_size, 8, side, side)]
+
+
+def get_init_inputs():
+    return []
