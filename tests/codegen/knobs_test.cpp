@@ -192,8 +192,8 @@ return %2
 return %2
 )");
   EXPECT_EQ(count(conv_pool, "channels_last"), 0);
-  // Work that reads along the channels or pools space takes channels-last; a normalization over
-  // space does not.
+  // Work that reads along the channels or pools space takes channels-last, and so does a batch
+  // norm (its statistics read each position's channels as a row); an instance norm does not.
   auto channels_last_after_conv = [&](const std::string& after) {
     return count(compile_auto("input %x : f32[2,4,9,7]\n"
                               "%1 = conv2d(%x) {module=\"conv\", in_channels=4, out_channels=32, "
@@ -206,8 +206,10 @@ return %2
   EXPECT_TRUE(channels_last_after_conv("%2 = mean(%1) {dim=[2,3]}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv("%2 = max_pool2d(%1) {kernel_size=[2,2]}\nreturn %2\n"));
   EXPECT_FALSE(channels_last_after_conv("%2 = softmax(%1) {dim=3}\nreturn %2\n"));
-  EXPECT_FALSE(channels_last_after_conv(
+  EXPECT_TRUE(channels_last_after_conv(
       "%2 = batch_norm2d(%1) {module=\"bn\", num_features=32}\nreturn %2\n"));
+  EXPECT_FALSE(channels_last_after_conv(
+      "%2 = instance_norm2d(%1) {module=\"norm\", num_features=32}\nreturn %2\n"));
 }
 
 // The command line's --knob NAME=VALUE: one parser, whose errors name the allowed values.

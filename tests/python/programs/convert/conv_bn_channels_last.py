@@ -2,7 +2,7 @@
 running ones updated) and a ReLU: layout=auto takes channels-last, whose statistics read each
 position's channels as a row, and the output is written back NCHW.
 # CHECK: .contiguous(memory_format=torch.channels_last)
-# CHECK: _batch_norm2d_partial[
+# CHECK: k1_batch_norm2d_stats[(triton.cdiv(s4, BLOCK_M),)](lib0,
 # CHECK-COUNT-1: F.conv2d(
 """
 import torch
