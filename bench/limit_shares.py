@@ -1,5 +1,5 @@
 """Each solution's share of its program's limit, computed again with the current rule
-(drtriton.ceilings.limit_seconds) in results written before it: a scripts/gpu_corpus.sh report
+(drtriton.ceilings.limit_fraction) in results written before it: a scripts/gpu_corpus.sh report
 (its `ceilings` and each program's `work`) or drtriton bench rows (with the ceilings.json of
 their run). Rewrites limit_fraction in place and prints each change.
 
@@ -12,12 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
-from drtriton.ceilings import limit_seconds  # noqa: E402
-
-
-def share(work, ceilings, verdict):
-    ms = ((verdict.get("timing_ms") or {}).get("candidate") or {}).get("median")
-    return limit_seconds(work, ceilings) / (ms / 1e3) if verdict.get("passed") and ms else None
+from drtriton.ceilings import limit_fraction  # noqa: E402
 
 
 def main():
@@ -32,7 +27,7 @@ def main():
         rows = [json.loads(line) for line in open(args.results)]
         for r in rows:
             if (not args.run or r.get("run") == args.run) and r.get("flops") is not None:
-                new = share(r, ceilings, r)
+                new = limit_fraction(r, ceilings, r)
                 changed.append((r["id"], r.get("limit_fraction"), new))
                 r["limit_fraction"] = new
         text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
@@ -40,7 +35,7 @@ def main():
         report = json.load(open(args.results))
         for name, p in report["programs"].items():
             if p.get("work") and report.get("ceilings"):
-                new = share(p["work"], report["ceilings"], p.get("verdict") or {})
+                new = limit_fraction(p["work"], report["ceilings"], p.get("verdict") or {})
                 changed.append((name, p.get("limit_fraction"), new))
                 p["limit_fraction"] = new
         text = json.dumps(report, indent=1) + "\n"

@@ -258,16 +258,14 @@ starter.shutdown()
 
 # 2c. The machine's ceilings, measured once the judging is over (its timed runs must have the
 # GPU alone), and each accepted solution's share of its program's limit: the time no kernel can
-# beat (drtriton.ceilings.limit_seconds, drtriton bench's roofline) over its median time.
+# beat (drtriton.ceilings.limit_fraction, drtriton bench's roofline) over its median time.
 ceilings_path = os.path.join(work, "ceilings.json")
 r = subprocess.run([sys.executable, "-m", "drtriton.ceilings", "--device", DEVICE, "--out", ceilings_path],
                    env=env, capture_output=True, text=True)
 report["ceilings"] = json.load(open(ceilings_path)) if r.returncode == 0 else None
 for e in programs.values():
-    v, w, c = e["verdict"] or {}, e.get("work"), report["ceilings"]
-    ms = ((v.get("timing_ms") or {}).get("candidate") or {}).get("median")
-    if v.get("passed") and w and c and ms:
-        e["limit_fraction"] = ceilings.limit_seconds(w, c) / (ms / 1e3)
+    if e.get("work") and report["ceilings"]:
+        e["limit_fraction"] = ceilings.limit_fraction(e["work"], report["ceilings"], e["verdict"] or {})
 
 # 3. The table, per folder, and the failures.
 rows, totals = [], {}

@@ -8,8 +8,8 @@ passes (`tl.dot(..., input_precision="tf32x3")`, the verifier's fp32 bound holds
 other FLOPs are bounded by the faster of fp32 and a third of TF32 (`product_flops_per_s`). A
 program's limit is then max(other_flops / product rate + conv_flops / conv ceiling,
 io_bytes / bandwidth): the time no kernel can beat, with every input, parameter and output
-moved exactly once (Graph::io_bytes); `limit_seconds` computes it, and
-src/cli/bench_commands.cpp's `limit_fraction` the same.
+moved exactly once (Graph::io_bytes); `limit_seconds` computes it and `limit_fraction` a
+solution's share of it, as src/cli/bench_commands.cpp's `limit_fraction` does.
 
     python -m drtriton.ceilings --device cuda|cpu --out ceilings.json
 """
@@ -84,6 +84,13 @@ def limit_seconds(work: dict, ceilings: dict) -> float:
     compute = ((work["flops"] - conv) / product_rate(ceilings)
                + conv / ceilings.get("conv_flops_per_s", ceilings["flops_per_s"]))
     return max(compute, work["io_bytes"] / ceilings["bytes_per_s"])
+
+
+def limit_fraction(work: dict, ceilings: dict, verdict: dict):
+    """An accepted solution's share of its program's limit: limit_seconds over the median time
+    of its verdict's timed runs; None where it was not accepted or not timed."""
+    ms = ((verdict.get("timing_ms") or {}).get("candidate") or {}).get("median")
+    return limit_seconds(work, ceilings) / (ms / 1e3) if verdict.get("passed") and ms else None
 
 
 def main(argv=None):
