@@ -382,11 +382,11 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // channels alone (each position's channels lie next to each other, one pass of whole rows),
 // over the positions (a global pool's) or over both; pools (a window's neighbouring outputs read
 // neighbouring channels; a global pool reads channels as rows), pads of the positions (a
-// same-padded convolution: docs/results/kernel_profile_h100_1206c.md), batch norms
-// (kernel_profile_h100_1206d.md), and views of what they leave. The other normalizations over
-// space and channel shuffles stay NCHW, where whole solutions measured both ways lost
-// channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
-// docs/results/conv_layout_h200.md; the rule as a whole not measured yet).
+// same-padded convolution: docs/results/kernel_profile_h100_1206c.md), batch, group and
+// instance norms (kernel_profile_h100_1206d.md, 1206e.md), concatenations of channels, and
+// views of what they leave. Channel shuffles stay NCHW, where whole solutions measured both
+// ways lost channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
+// docs/results/conv_layout_h200.md).
 bool Lowering::prefers_channels_last() const {
   const bool strided_pointwise =
       std::any_of(g_.nodes().begin(), g_.nodes().end(), [](const Node& n) {
@@ -400,7 +400,7 @@ bool Lowering::prefers_channels_last() const {
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
     if (c == Category::Unary || c == Category::Binary || n.op == Op::Cast || n.op == Op::Clone ||
-        n.op == Op::Contiguous || n.op == Op::Identity)
+        n.op == Op::Contiguous || n.op == Op::Identity || n.op == Op::Dropout)
       continue;
     const Shape& in = g_.value(n.inputs[0]).type.shape;
     const int rank = static_cast<int>(in.size());
@@ -417,9 +417,15 @@ bool Lowering::prefers_channels_last() const {
     if (c == Category::Pooling && spatial) continue;
     // A batch norm's statistics read each position's channels as a row. Not with a strided
     // 1x1 convolution (a ResNet block's downsampling): its running mean was rejected on an
-    // H100 (docs/results/corpus_gpu_h100_1206d.md; cuDNN's NHWC kernel for it on TF32 and
-    // its NCHW one not, a guess not measured).
+    // H100 (docs/results/corpus_gpu_h100_1206d.md): cuDNN runs it on TF32 in NHWC and on fp32
+    // in NCHW (docs/results/kernel_profile_h100_1206e.md).
     if (n.op == Op::BatchNorm2d && !strided_pointwise) continue;
+    // Group and instance norms: their statistics read each position's channels as rows, as
+    // batch norm's do (1.31x and 1.49x over NCHW, docs/results/kernel_profile_h100_1206e.md).
+    if ((n.op == Op::GroupNorm || n.op == Op::InstanceNorm2d) && spatial && rank == 4) continue;
+    // A concatenation of channels (a DenseNet block's): channels-last rows are joined at each
+    // position (1.51x over NCHW, kernel_profile_h100_1206e.md).
+    if (n.op == Op::Cat && rank == 4) continue;
     // A pad of the positions alone (a convolution's padding="same" with an even kernel): its
     // kernel copies the input into the layout, as Inductor's own copy of the input does.
     if (n.op == Op::Pad && spatial && attr_ints(n.attrs, "pad").size() <= 2 * (in.size() - 2))
@@ -433,6 +439,11 @@ bool Lowering::prefers_channels_last() const {
     const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
     if (groups > 1 && attr_int(n.attrs, "in_channels") / groups > 1) return false;
     if (attr_int(n.attrs, "out_channels") < 32) return false;
+    // cuDNN's NCHW convolution of 8 input channels ran on fp32 (FFMA) where the NHWC one ran on
+    // TF32 (conv2d_groupnorm_tanh_hardswish_residual on an H100, kernel_profile_h100_1206e.md):
+    // eager's bound would then be fp32's. A transposed one of 3 input channels was accepted
+    // channels-last (the synthetic d05_p000001).
+    if (n.op == Op::Conv2d && groups == 1 && attr_int(n.attrs, "in_channels") < 16) return false;
     for (int64_t k : std::get<std::vector<int64_t>>(n.attrs.at("kernel_size")))
       larger = larger || k > 1;
   }

@@ -166,21 +166,27 @@ TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
   EXPECT_EQ(count(s.source, "BLOCK_C = min(32, triton.next_power_of_2(4))"), 1);
 }
 
-// layout=auto (the default): channels-last for 2-d convolutions of 32 output channels or more
-// with only elementwise work after them; NCHW where one has fewer, where a grouped
-// convolution (several channels a group) or a pool is there.
+// layout=auto (the default): channels-last for 2-d convolutions of 16 input and 32 output
+// channels or more with only elementwise work after them; NCHW where one has fewer, where a
+// grouped convolution (several channels a group) or a pool is there.
 TEST(CodegenKnobs, LayoutAutoTakesChannelsLastWhereKernelsReadAlongTheChannels) {
   auto compile_auto = [](const std::string& ir) {
     return generate_solution(parse_graph(ir), CodegenOptions{}).source;
   };
-  const std::string conv_relu = compile_auto(R"(input %x : f32[2,4,9,7]
-%1 = conv2d(%x) {module="conv", in_channels=4, out_channels=32, kernel_size=[3,3], padding=[1,1]}
+  const std::string conv_relu = compile_auto(R"(input %x : f32[2,16,9,7]
+%1 = conv2d(%x) {module="conv", in_channels=16, out_channels=32, kernel_size=[3,3], padding=[1,1]}
 %2 = relu(%1)
 return %2
 )");
   EXPECT_EQ(count(conv_relu, ").contiguous(memory_format=torch.channels_last)\n"), 1);
-  const std::string few_channels = compile_auto(R"(input %x : f32[2,4,9,7]
-%1 = conv2d(%x) {module="conv", in_channels=4, out_channels=16, kernel_size=[3,3], padding=[1,1]}
+  const std::string few_inputs = compile_auto(R"(input %x : f32[2,8,9,7]
+%1 = conv2d(%x) {module="conv", in_channels=8, out_channels=32, kernel_size=[3,3], padding=[1,1]}
+%2 = relu(%1)
+return %2
+)");
+  EXPECT_EQ(count(few_inputs, "channels_last"), 0);
+  const std::string few_channels = compile_auto(R"(input %x : f32[2,16,9,7]
+%1 = conv2d(%x) {module="conv", in_channels=16, out_channels=16, kernel_size=[3,3], padding=[1,1]}
 %2 = relu(%1)
 return %2
 )");
@@ -192,11 +198,12 @@ return %2
 return %2
 )");
   EXPECT_EQ(count(conv_pool, "channels_last"), 0);
-  // Work that reads along the channels or pools space takes channels-last, and so does a batch
-  // norm (its statistics read each position's channels as a row); an instance norm does not.
+  // Work that reads along the channels or pools space takes channels-last, and so do batch,
+  // group and instance norms (their statistics read each position's channels as rows) and a
+  // concatenation of channels.
   auto channels_last_after_conv = [&](const std::string& after) {
-    return count(compile_auto("input %x : f32[2,4,9,7]\n"
-                              "%1 = conv2d(%x) {module=\"conv\", in_channels=4, out_channels=32, "
+    return count(compile_auto("input %x : f32[2,16,9,7]\n"
+                              "%1 = conv2d(%x) {module=\"conv\", in_channels=16, out_channels=32, "
                               "kernel_size=[3,3], padding=[1,1]}\n" +
                               after),
                  ").contiguous(memory_format=torch.channels_last)\n") == 1;
@@ -208,8 +215,9 @@ return %2
   EXPECT_FALSE(channels_last_after_conv("%2 = softmax(%1) {dim=3}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv(
       "%2 = batch_norm2d(%1) {module=\"bn\", num_features=32}\nreturn %2\n"));
-  EXPECT_FALSE(channels_last_after_conv(
+  EXPECT_TRUE(channels_last_after_conv(
       "%2 = instance_norm2d(%1) {module=\"norm\", num_features=32}\nreturn %2\n"));
+  EXPECT_TRUE(channels_last_after_conv("%2 = cat(%1, %1) {dim=1}\nreturn %2\n"));
 }
 
 // The command line's --knob NAME=VALUE: one parser, whose errors name the allowed values.

@@ -15,7 +15,7 @@ side = 6
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(3, 32, 3, padding=1, bias=False)
+        self.conv = nn.Conv2d(16, 32, 3, padding=1, bias=False)
         self.bn = nn.BatchNorm2d(32)
 
     def forward(self, x):
@@ -23,7 +23,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, 3, side, side)]
+    return [torch.randn(batch_size, 16, side, side)]
 
 
 def get_init_inputs():

@@ -14,16 +14,16 @@ side = 6
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(8, 32, 3, stride=2, padding=1, bias=False)
+        self.conv = nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False)
         self.bn = nn.BatchNorm2d(32)
-        self.down = nn.Sequential(nn.Conv2d(8, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32))
+        self.down = nn.Sequential(nn.Conv2d(16, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32))
 
     def forward(self, x):
         return torch.relu(self.bn(self.conv(x)) + self.down(x))
 
 
 def get_inputs():
-    return [torch.randn(batch_size, 8, side, side)]
+    return [torch.randn(batch_size, 16, side, side)]
 
 
 def get_init_inputs():

@@ -16,7 +16,7 @@ side = 7
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(3, 32, 4, padding="same")
+        self.conv = nn.Conv2d(16, 32, 4, padding="same")
         self.act = nn.PReLU(32)
 
     def forward(self, x):
@@ -26,7 +26,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, 3, side, side)]
+    return [torch.randn(batch_size, 16, side, side)]
 
 
 def get_init_inputs():
