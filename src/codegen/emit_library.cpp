@@ -11,10 +11,18 @@ void Lowering::lower_anchor(const Node& n) {
   // and its result NHWC (NDHWC) in memory.
   bool is_conv = n.op >= Op::Conv1d && n.op <= Op::Conv3d;
   bool is_transposed = n.op >= Op::ConvTranspose1d && n.op <= Op::ConvTranspose3d;
-  bool nhwc = channels_last() && (is_conv || is_transposed) && (rank == 4 || rank == 5);
+  bool nhwc =
+      channels_last() && (is_conv || is_transposed) && (rank == 4 || rank == 5) && !keeps_nchw(n);
   std::string format = memory_format(rank);
   std::vector<std::string> ins;
-  for (ValueId in : n.inputs) ins.push_back(nhwc ? conv_operand(in) : as_tensor(in));
+  for (ValueId in : n.inputs) {
+    std::string tensor = nhwc ? conv_operand(in) : as_tensor(in);
+    // cuDNN takes the layout of its input: an NCHW convolution reads the program's input as
+    // it came (contiguous), else an NCHW copy.
+    if (!nhwc && g_.value(in).kind == ValueKind::Input) tensor = python_name(g_.value(in).name);
+    if (!nhwc && channels_last_.count(tensor)) tensor += ".contiguous()";
+    ins.push_back(tensor);
+  }
   std::string weight = n.op == Op::Linear || is_conv || is_transposed ? param_var(n, "weight") : "";
   // The weight is stored channels-last by __init__ (model_class), not converted per call.
   if (nhwc) channels_last_weights_.insert({n.module, format});

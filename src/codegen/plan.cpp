@@ -375,27 +375,17 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // kernels after a convolution read it along the channels or not at all: every library
 // convolution 2-d (3-d ones ran slower channels-last under torch.compile), none grouped with
 // several channels a group (Inductor's exclusion), one at least larger than 1x1 (where cuDNN
-// gains most from NHWC), and each with 32 output channels or more: cuDNN's NHWC kernels for
-// fewer (3 to 16 channels, a synthetic ConvTranspose2d and a dilated Conv2d on an H100) ran
-// on TF32 where eager's NCHW ones did not, and were rejected (relative error 2.8e-4 against
-// bounds near 1e-6). The other operators: elementwise ones; softmaxes and reductions over the
+// gains most from NHWC) among those that run channels-last (keeps_nchw leaves the others
+// NCHW). The other operators: elementwise ones; softmaxes and reductions over the
 // channels alone (each position's channels lie next to each other, one pass of whole rows),
 // over the positions (a global pool's) or over both; pools (a window's neighbouring outputs read
 // neighbouring channels; a global pool reads channels as rows), pads of the positions (a
 // same-padded convolution: docs/results/kernel_profile_h100_1206c.md), batch, group and
-// instance norms (kernel_profile_h100_1206d.md, 1206e.md), concatenations of channels, and
-// views of what they leave. Channel shuffles stay NCHW, where whole solutions measured both
-// ways lost channels-last; a channel minimum and an adaptive pool won it (1.45x, 1.18x;
-// docs/results/conv_layout_h200.md).
+// instance norms (kernel_profile_h100_1206d.md, 1206e.md), concatenations of channels, views
+// of what they leave, and work on what a global pool left (a classifier head). Channel shuffles
+// stay NCHW, where whole solutions measured both ways lost channels-last; a channel minimum and an
+// adaptive pool won it (1.45x, 1.18x; docs/results/conv_layout_h200.md).
 bool Lowering::prefers_channels_last() const {
-  const bool strided_pointwise =
-      std::any_of(g_.nodes().begin(), g_.nodes().end(), [](const Node& n) {
-        if (n.op != Op::Conv2d || !n.attrs.count("stride")) return false;
-        const auto sizes = std::get<std::vector<int64_t>>(n.attrs.at("kernel_size"));
-        const auto strides = attr_ints(n.attrs, "stride");
-        return std::all_of(sizes.begin(), sizes.end(), [](int64_t k) { return k == 1; }) &&
-               std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; });
-      });
   bool larger = false;
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
@@ -405,6 +395,11 @@ bool Lowering::prefers_channels_last() const {
     const Shape& in = g_.value(n.inputs[0]).type.shape;
     const int rank = static_cast<int>(in.size());
     const bool spatial = rank == 4 || rank == 5;
+    // What a global pool or a reduction left (a classifier's Linear on [N, C]): no positions.
+    if (n.op != Op::Conv1d && n.op != Op::ConvTranspose1d &&
+        std::all_of(n.inputs.begin(), n.inputs.end(),
+                    [&](ValueId v) { return g_.value(v).type.shape.size() <= 3; }))
+      continue;
     if (spatial && (n.op == Op::Softmax || n.op == Op::LogSoftmax ||
                     (c == Category::Reduction && n.op != Op::Cumsum && n.op != Op::Cumprod &&
                      n.op != Op::NllLoss))) {
@@ -415,11 +410,8 @@ bool Lowering::prefers_channels_last() const {
       if (dims == std::vector<int>{1} || dims == positions || dims == all_but_batch) continue;
     }
     if (c == Category::Pooling && spatial) continue;
-    // A batch norm's statistics read each position's channels as a row. Not with a strided
-    // 1x1 convolution (a ResNet block's downsampling): its running mean was rejected on an
-    // H100 (docs/results/corpus_gpu_h100_1206d.md): cuDNN runs it on TF32 in NHWC and on fp32
-    // in NCHW (docs/results/kernel_profile_h100_1206e.md).
-    if (n.op == Op::BatchNorm2d && !strided_pointwise) continue;
+    // A batch norm's statistics read each position's channels as a row.
+    if (n.op == Op::BatchNorm2d) continue;
     // Group and instance norms: their statistics read each position's channels as rows, as
     // batch norm's do (1.31x and 1.49x over NCHW, docs/results/kernel_profile_h100_1206e.md).
     if ((n.op == Op::GroupNorm || n.op == Op::InstanceNorm2d) && spatial && rank == 4) continue;
@@ -438,16 +430,33 @@ bool Lowering::prefers_channels_last() const {
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
     const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
     if (groups > 1 && attr_int(n.attrs, "in_channels") / groups > 1) return false;
-    if (attr_int(n.attrs, "out_channels") < 32) return false;
-    // cuDNN's NCHW convolution of 8 input channels ran on fp32 (FFMA) where the NHWC one ran on
-    // TF32 (conv2d_groupnorm_tanh_hardswish_residual on an H100, kernel_profile_h100_1206e.md):
-    // eager's bound would then be fp32's. A transposed one of 3 input channels was accepted
-    // channels-last (the synthetic d05_p000001).
-    if (n.op == Op::Conv2d && groups == 1 && attr_int(n.attrs, "in_channels") < 16) return false;
+    if (keeps_nchw(n)) continue;
     for (int64_t k : std::get<std::vector<int64_t>>(n.attrs.at("kernel_size")))
       larger = larger || k > 1;
   }
   return larger;
+}
+
+// cuDNN runs some convolutions on fp32 in NCHW and on TF32 in NHWC (TF32 allowed, PyTorch's
+// default): with fewer than 32 output channels (3 to 16: a synthetic ConvTranspose2d and a
+// dilated Conv2d on an H100, rejected channels-last with errors of 2.8e-4 against bounds near
+// 1e-6), with fewer than 16 input channels (8, conv2d_groupnorm_tanh_hardswish_residual), and a
+// 1x1 convolution of stride 2 (a ResNet block's downsampling, whose batch norm's running mean was
+// rejected; errors 1.45e-7 NCHW, 2.92e-4 NHWC: docs/results/kernel_profile_h100_1206e.md).
+// Eager's bound is then fp32's, so layout=auto runs them NCHW, as eager does, on an NCHW copy
+// of their input; the others of the program stay channels-last.
+bool Lowering::keeps_nchw(const Node& n) const {
+  if (options_.knobs.layout != "auto") return false;
+  if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
+  const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
+  if (attr_int(n.attrs, "out_channels") < 32) return true;
+  if (n.op != Op::Conv2d) return false;
+  if (groups == 1 && attr_int(n.attrs, "in_channels") < 16) return true;
+  const auto sizes = std::get<std::vector<int64_t>>(n.attrs.at("kernel_size"));
+  const auto strides =
+      n.attrs.count("stride") ? attr_ints(n.attrs, "stride") : std::vector<int64_t>{};
+  return std::all_of(sizes.begin(), sizes.end(), [](int64_t k) { return k == 1; }) &&
+         std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; });
 }
 
 int Lowering::channels_permute(const Node& n) {

@@ -1,7 +1,9 @@
-"""A ResNet block's downsampling: a 1x1 convolution of stride 2, then a batch norm. With it,
-layout=auto stays NCHW (its running mean was rejected channels-last on an H100), though the
-3x3 convolution and its batch norm alone would take channels-last.
-# CHECK-NOT: channels_last
+"""A ResNet block's downsampling: a 1x1 convolution of stride 2, then a batch norm. cuDNN runs
+that convolution on fp32 in NCHW and on TF32 in NHWC (its running mean was rejected
+channels-last on an H100), so layout=auto runs it NCHW on the program's input, as eager does,
+while the 3x3 convolution and its batch norm take channels-last.
+# CHECK: F.conv2d(x, p_down_0_weight, None, (2, 2), (0, 0), (1, 1), 1).contiguous()
+# CHECK: .contiguous(memory_format=torch.channels_last)
 # CHECK-COUNT-2: F.conv2d(
 """
 import torch
