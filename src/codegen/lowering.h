@@ -123,7 +123,8 @@ class Lowering {
   // (those a convolution takes, or several kernels read), or else NCHW in tiles.
   bool channels_last() const { return nhwc_; }
   bool prefers_channels_last() const;  // layout=auto's choice for this graph
-  // A convolution that layout=auto runs NCHW inside a channels-last program (keeps_fp32_nchw).
+  // A convolution that layout=auto runs NCHW inside a channels-last program: cuDNN would run
+  // it on TF32 in NHWC and on fp32 in NCHW.
   bool keeps_nchw(const Node& n) const;
   // Whether `v`'s expression reads memory whose channels vary fastest: a channels-last buffer,
   // or a row-major [N, H, W, C] one seen through permute(0, 3, 1, 2) (with any layout knob).
