@@ -395,7 +395,8 @@ bool Lowering::prefers_channels_last() const {
     const Shape& in = g_.value(n.inputs[0]).type.shape;
     const int rank = static_cast<int>(in.size());
     const bool spatial = rank == 4 || rank == 5;
-    // What a global pool or a reduction left (a classifier's Linear on [N, C]): no positions.
+    // What a global pool or a reduction left (a classifier's Linear on [N, C]) or a vector:
+    // no positions.
     if (n.op != Op::Conv1d && n.op != Op::ConvTranspose1d &&
         std::all_of(n.inputs.begin(), n.inputs.end(),
                     [&](ValueId v) { return g_.value(v).type.shape.size() <= 3; }))
@@ -422,10 +423,9 @@ bool Lowering::prefers_channels_last() const {
     // kernel copies the input into the layout, as Inductor's own copy of the input does.
     if (n.op == Op::Pad && spatial && attr_ints(n.attrs, "pad").size() <= 2 * (in.size() - 2))
       continue;
-    // A view of a vector (a PReLU's weights as [C, 1, 1]) or of what a global pool or
-    // reduction left: no positions to read across.
-    if (c == Category::Layout && (rank <= 1 || g_.value(n.inputs[0]).type.numel() <= in[0] * in[1]))
-      continue;
+    // A view of what a global pool or reduction left ([N, C, 1, 1]): no positions to read
+    // across. (A view of a vector, a PReLU's weights as [C, 1, 1], is work on a rank 1 input.)
+    if (c == Category::Layout && g_.value(n.inputs[0]).type.numel() <= in[0] * in[1]) continue;
     if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
     const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
@@ -448,10 +448,10 @@ bool Lowering::prefers_channels_last() const {
 bool Lowering::keeps_nchw(const Node& n) const {
   if (options_.knobs.layout != "auto") return false;
   if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
-  const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
   if (attr_int(n.attrs, "out_channels") < 32) return true;
   if (n.op != Op::Conv2d) return false;
-  if (groups == 1 && attr_int(n.attrs, "in_channels") < 16) return true;
+  const bool grouped = n.attrs.count("groups") && attr_int(n.attrs, "groups") > 1;
+  if (!grouped && attr_int(n.attrs, "in_channels") < 16) return true;
   const auto sizes = std::get<std::vector<int64_t>>(n.attrs.at("kernel_size"));
   const auto strides =
       n.attrs.count("stride") ? attr_ints(n.attrs, "stride") : std::vector<int64_t>{};

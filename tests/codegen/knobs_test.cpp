@@ -167,8 +167,9 @@ TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
 }
 
 // layout=auto (the default): channels-last for 2-d convolutions of 16 input and 32 output
-// channels or more with only elementwise work after them; NCHW where one has fewer, where a
-// grouped convolution (several channels a group) or a pool is there.
+// channels or more with only elementwise work after them; NCHW where the only convolution has
+// fewer (it runs NCHW: keeps_nchw), where a grouped convolution (several channels a group) or a
+// pool is there.
 TEST(CodegenKnobs, LayoutAutoTakesChannelsLastWhereKernelsReadAlongTheChannels) {
   auto compile_auto = [](const std::string& ir) {
     return generate_solution(parse_graph(ir), CodegenOptions{}).source;
