@@ -350,6 +350,7 @@ std::vector<json> search_chunk(const std::vector<Program>& chunk, PoolJudge& jud
     json cover = json::array();
     for (const json& e : found.report["cover"]) cover.push_back({e["begin"], e["end"]});
     row["search"] = {{"chosen", found.report["chosen"]},
+                     {"whole_answer", found.report["whole_answer"]},
                      {"cover", cover},
                      {"operators", found.report["operators"]},
                      {"candidates", found.report["candidates"]},

@@ -52,6 +52,8 @@ struct Edge {
   std::vector<std::string> ops;
   std::string error;  // why it has no candidates ("" when it has)
   std::vector<std::string> candidates;
+  std::vector<std::string>
+      labels;  // each candidate's origin: "defaults", "layout=nchw", "sample 2"
   std::vector<json> verdicts;
   int best = -1;  // the fastest accepted candidate
   double best_ms = kUnmeasured;
@@ -62,20 +64,31 @@ std::string one_line(std::string s) {
   return s.size() > 160 ? s.substr(0, 157) + "..." : s;
 }
 
-// Up to `variants` solutions with distinct text: `knobs` (the defaults unless --knob), then
-// drawn knobs.
+// Up to `variants` solutions with distinct text: `knobs` (the defaults unless --knob), then its
+// neighbours with one knob changed (tuning_space's order: layout, sizes and GEMM route first,
+// the choices that decide most), then drawn knobs. `labels`, where given, gets each one's origin.
 std::vector<std::string> compiler_answers(const json& traced, const std::string& where,
-                                          const CodegenKnobs& knobs, int variants, uint64_t seed) {
+                                          const CodegenKnobs& knobs, int variants, uint64_t seed,
+                                          std::vector<std::string>* labels = nullptr) {
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, where);
+  std::vector<std::pair<std::string, CodegenKnobs>> tries = {{"defaults", knobs}};
+  for (const auto& [name, value] : tuning_space(knobs)) {
+    tries.push_back({name + "=" + value, knobs});
+    set_knob(tries.back().second, name, value);
+  }
   std::mt19937_64 rng(seed);
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (int attempt = 0; static_cast<int>(out.size()) < variants && attempt < 16 * variants;
+  for (size_t attempt = 0; static_cast<int>(out.size()) < variants &&
+                           attempt < tries.size() + 16 * static_cast<size_t>(variants);
        ++attempt) {
-    options.knobs = attempt == 0 ? knobs : draw_knobs(rng);
+    const bool listed = attempt < tries.size();
+    options.knobs = listed ? tries[attempt].second : draw_knobs(rng);
     std::string source = generate_solution(graph, options).source;
-    if (seen.insert(source).second) out.push_back(source);
+    if (!seen.insert(source).second) continue;
+    out.push_back(source);
+    if (labels) labels->push_back(listed ? tries[attempt].first : "drawn knobs");
   }
   return out;
 }
@@ -117,6 +130,8 @@ void ask_policy(const SearchOptions& a, const json& traced, const std::vector<in
     std::vector<std::vector<std::string>> answers = sample_answers(a.policy, paths, a.sampling);
     for (size_t k = 0; k < asked.size(); ++k) {
       edges[asked[k]].candidates = answers[k];
+      for (size_t i = 0; i < answers[k].size(); ++i)
+        edges[asked[k]].labels.push_back("sample " + std::to_string(i + 1));
       if (answers[k].empty()) edges[asked[k]].error = "no sample held a ModelNew";
     }
     return;
@@ -136,7 +151,8 @@ void ask_policy(const SearchOptions& a, const json& traced, const std::vector<in
       continue;
     }
     try {
-      edge.candidates = compiler_answers(traces[k], edge.task_path, a.knobs, a.variants, asked[k]);
+      edge.candidates =
+          compiler_answers(traces[k], edge.task_path, a.knobs, a.variants, asked[k], &edge.labels);
     } catch (const std::exception& ex) {
       edge.error = "compile: " + one_line(ex.what());
     }
@@ -347,8 +363,10 @@ std::string compose(const Graph& whole, const std::vector<Edge>& edges,
 
 json edge_json(const Edge& e) {
   json candidates = json::array();
-  for (const json& v : e.verdicts) {
-    candidates.push_back({{"passed", v.value("passed", false)},
+  for (size_t i = 0; i < e.verdicts.size(); ++i) {
+    const json& v = e.verdicts[i];
+    candidates.push_back({{"label", i < e.labels.size() ? json(e.labels[i]) : json()},
+                          {"passed", v.value("passed", false)},
                           {"reason", v.value("reason", json())},
                           {"ms", candidate_ms(v) == kUnmeasured ? json() : json(candidate_ms(v))}});
   }
@@ -417,6 +435,8 @@ void print_report(const json& r, const std::string& out, const std::string& repo
                 hit.c_str(), r["rounds"].size(), r["rounds"].size() == 1 ? "" : "s",
                 r["seconds"].get<double>());
   }
+  if (r["whole_answer"].is_string())
+    std::printf("fastest whole answer: %s\n", r["whole_answer"].get<std::string>().c_str());
   std::printf("chosen: %s -> %s (%s eager, %s torch.compile); report %s\n",
               r["chosen"].get<std::string>().c_str(), out.c_str(),
               ratio_text(r, "speedup_eager").c_str(), ratio_text(r, "speedup_compile").c_str(),
@@ -567,6 +587,11 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                            {"ask_s", r.ask_s},
                            {"judge_s", r.judge_s}});
   }
+  // Which of the whole program's answers was fastest ("defaults", "layout=nchw", ...).
+  const Edge& program_edge = edges[0];
+  json whole_answer = program_edge.best >= 0 && program_edge.best < int(program_edge.labels.size())
+                          ? json(program_edge.labels[program_edge.best])
+                          : json();
   auto from_verdict = [&](const char* key) {
     return found.verdict.is_object() ? found.verdict.value(key, json()) : json();
   };
@@ -584,6 +609,7 @@ SearchOutcome search_program(const std::string& program, const SearchOptions& a,
                   {"compose_error", compose_error.empty() ? json() : json(compose_error)},
                   {"finalists", finals},
                   {"chosen", found.chosen.empty() ? json() : json(found.chosen)},
+                  {"whole_answer", whole_answer},
                   {"error", found.error.empty() ? json() : json(found.error)},
                   {"speedup_eager", from_verdict("speedup_eager")},
                   {"speedup_compile", from_verdict("speedup_compile")},
@@ -620,8 +646,8 @@ void add_search_commands(CLI::App& app) {
       ->check(CLI::Range(1, 16));
   search
       ->add_option("--variants", a->options.variants,
-                   "Candidates per fragment from the compiler: its defaults and other codegen "
-                   "knobs (default 2)")
+                   "Candidates per fragment from the compiler: its defaults, then one knob "
+                   "changed (layout, sizes, gemm, ...), then drawn knobs (default 2)")
       ->check(CLI::Range(1, 16));
   search
       ->add_option("--budget", a->options.budget_s,

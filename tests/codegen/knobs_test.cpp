@@ -166,16 +166,17 @@ TEST(CodegenKnobs, LayoutChannelsLastRunsConvolutionsNhwc) {
   EXPECT_EQ(count(s.source, "BLOCK_C = min(32, triton.next_power_of_2(4))"), 1);
 }
 
-// layout=auto (the default): channels-last for 2-d convolutions of 16 input and 32 output
-// channels or more with only elementwise work after them; NCHW where the only convolution has
-// fewer (it runs NCHW: keeps_nchw), where a grouped convolution (several channels a group) or a
-// pool is there.
+// layout=auto (the default): channels-last for 2-d convolutions of 16 input and 64 output
+// channels with only elementwise work after them; NCHW where the only convolution is one that
+// cuDNN would run on TF32 channels-last and on fp32 NCHW (keeps_nchw: 8 input channels, 16 in and
+// 32 out at 3x3, 16 out), where a grouped convolution (several channels a group) or a pool is
+// there.
 TEST(CodegenKnobs, LayoutAutoTakesChannelsLastWhereKernelsReadAlongTheChannels) {
   auto compile_auto = [](const std::string& ir) {
     return generate_solution(parse_graph(ir), CodegenOptions{}).source;
   };
   const std::string conv_relu = compile_auto(R"(input %x : f32[2,16,9,7]
-%1 = conv2d(%x) {module="conv", in_channels=16, out_channels=32, kernel_size=[3,3], padding=[1,1]}
+%1 = conv2d(%x) {module="conv", in_channels=16, out_channels=64, kernel_size=[3,3], padding=[1,1]}
 %2 = relu(%1)
 return %2
 )");
@@ -192,6 +193,26 @@ return %2
 return %2
 )");
   EXPECT_EQ(count(few_channels, "channels_last"), 0);
+  // keeps_nchw's cases from cuDNN's choices on an H100 (docs/results/conv_precision_h100_1206f.md)
+  auto conv_alone = [&](int in, int out, int kernel, int stride, const char* op = "conv2d") {
+    const std::string k = std::to_string(kernel), s = std::to_string(stride);
+    return count(
+               compile_auto("input %x : f32[2," + std::to_string(in) + ",16,16]\n%1 = " + op +
+                            "(%x) {module=\"conv\", in_channels=" + std::to_string(in) +
+                            ", out_channels=" + std::to_string(out) + ", kernel_size=[" + k + "," +
+                            k + "], stride=[" + s + "," + s + "]}\n%2 = relu(%1)\nreturn %2\n"),
+               "channels_last") > 0;
+  };
+  EXPECT_FALSE(conv_alone(16, 32, 3, 1));  // 16 in, 32 out, 3x3
+  EXPECT_TRUE(conv_alone(16, 32, 5, 1));   // a 5x5 is TF32 in both
+  EXPECT_FALSE(conv_alone(32, 64, 4, 2));  // an even kernel of stride 2
+  EXPECT_TRUE(conv_alone(32, 64, 3, 2));   // an odd one passed (resnet_cifar_small)
+  EXPECT_FALSE(conv_alone(32, 32, 3, 2));  // unless it has 32 outputs
+  EXPECT_FALSE(conv_alone(64, 128, 1, 2));
+  EXPECT_TRUE(conv_alone(64, 128, 3, 2));
+  EXPECT_FALSE(conv_alone(64, 64, 1, 2, "conv_transpose2d"));
+  EXPECT_FALSE(conv_alone(64, 64, 5, 1, "conv_transpose2d"));
+  EXPECT_TRUE(conv_alone(64, 64, 4, 2, "conv_transpose2d"));
   EXPECT_EQ(count(compile_auto(kConvChain), "channels_last"), 0);  // groups of two channels
   const std::string conv_pool = compile_auto(R"(input %x : f32[2,4,9,7]
 %1 = conv2d(%x) {module="conv", in_channels=4, out_channels=6, kernel_size=[3,3], padding=[1,1]}
@@ -204,7 +225,7 @@ return %2
   // concatenation of channels.
   auto channels_last_after_conv = [&](const std::string& after) {
     return count(compile_auto("input %x : f32[2,16,9,7]\n"
-                              "%1 = conv2d(%x) {module=\"conv\", in_channels=16, out_channels=32, "
+                              "%1 = conv2d(%x) {module=\"conv\", in_channels=16, out_channels=64, "
                               "kernel_size=[3,3], padding=[1,1]}\n" +
                               after),
                  ").contiguous(memory_format=torch.channels_last)\n") == 1;

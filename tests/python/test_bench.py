@@ -168,6 +168,7 @@ def test_search_gives_each_program_a_searched_row(tmp_path):
     assert row["passed"] is True and row["policy"] == "compiler+search", row
     search = row["search"]
     assert search["operators"] == 4 and search["chosen"] in ("whole", "composed")
+    assert search["whole_answer"] == "defaults"  # --variants 1: the compiler's defaults alone
     assert search["cover"][0][0] == 0 and search["cover"][-1][1] == 4
     report = json.loads(open(os.path.join(tmp_path, search["report"])).read())
     assert report["cover_sum_ms"] > 0 and report["budget_s"] == 0.001

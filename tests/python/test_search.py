@@ -82,6 +82,10 @@ def test_whole_program_answers_compete_with_the_cover(unbudgeted):
     whole = r["edges"][0]
     assert (whole["begin"], whole["end"]) == (0, len(OPERATORS)) and whole["error"] is None
     assert len(whole["candidates"]) == 2  # the defaults and one other knob setting
+    # the other is a neighbour of the defaults: one knob changed, named in the report
+    labels = [c["label"] for c in whole["candidates"]]
+    assert labels[0] == "defaults" and labels[1].count("=") == 1, labels
+    assert r["whole_answer"] in labels and "fastest whole answer: " in run.stdout
     assert covers(r["cover"], len(OPERATORS))
     names = [f["name"] for f in r["finalists"]]
     assert names[0] == "whole" and set(names) <= {"whole", "composed"}

@@ -1,4 +1,4 @@
-"""A convolution of 32 output channels and more, then a batch norm (batch statistics, the
+"""A convolution of more than 32 output channels, then a batch norm (batch statistics, the
 running ones updated) and a ReLU: layout=auto takes channels-last, whose statistics read each
 position's channels as a row, and the output is written back NCHW.
 # CHECK: .contiguous(memory_format=torch.channels_last)
@@ -15,8 +15,8 @@ side = 6
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(16, 32, 3, padding=1, bias=False)
-        self.bn = nn.BatchNorm2d(32)
+        self.conv = nn.Conv2d(16, 64, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(64)
 
     def forward(self, x):
         return torch.relu(self.bn(self.conv(x)))

@@ -16,9 +16,9 @@ side = 6
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False)
-        self.bn = nn.BatchNorm2d(32)
-        self.down = nn.Sequential(nn.Conv2d(16, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32))
+        self.conv = nn.Conv2d(16, 64, 3, stride=2, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(64)
+        self.down = nn.Sequential(nn.Conv2d(16, 64, 1, stride=2, bias=False), nn.BatchNorm2d(64))
 
     def forward(self, x):
         return torch.relu(self.bn(self.conv(x)) + self.down(x))

@@ -15,8 +15,8 @@ side = 6
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.trunk = nn.Sequential(nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU())
-        self.head = nn.Linear(32, 5)
+        self.trunk = nn.Sequential(nn.Conv2d(16, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU())
+        self.head = nn.Linear(64, 5)
 
     def forward(self, x):
         return self.head(self.trunk(x).mean(dim=(2, 3)))

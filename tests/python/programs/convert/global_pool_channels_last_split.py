@@ -1,5 +1,5 @@
-"""A global average pool of a channels-last convolution's result reads 64 rows (a sample's
-channels) next to each other in memory: 1,024 positions of 64 rows in one program would keep
+"""A global average pool of a channels-last convolution's result reads 128 rows (a sample's
+channels) next to each other in memory: 1,024 positions of 128 rows in one program would keep
 too little memory in flight, so the positions are split in chunks whose partial sums a second
 kernel adds.
 # CHECK: .contiguous(memory_format=torch.channels_last)
@@ -18,7 +18,7 @@ side = 32
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2d(16, 32, 3, padding=1)
+        self.conv = nn.Conv2d(16, 64, 3, padding=1)
 
     def forward(self, x):
         return F.adaptive_avg_pool2d(F.gelu(self.conv(x)), 1).flatten(1)
