@@ -16,6 +16,9 @@
 # resume (RESUME=1) in a later call while the machine is still warm; each bench stops
 # starting chunks when the call's DEADLINE_S (default 540 s from the start) is near, so a cut
 # run loses nothing. $OUT gets search_bench.tar.gz (results.jsonl, summary.md, plots, reports).
+# An outer `timeout` must leave 40 s past DEADLINE_S: a bench cut by SIGINT may take 30 s more to
+# stop, and a script killed before its last pack leaves nothing of that bench (a search bench
+# cut so, with DEADLINE_S=215 under `timeout 225`, came back empty).
 #   there: bash scripts/gpu_search.sh                                     (carry .deps)
 #          POLICIES="compiler model:CKPT" REAL= SUITES="d02 d05" SIZE=small bash scripts/gpu_search.sh
 #                                                        (carry the checkpoint too)

@@ -52,8 +52,8 @@ struct Edge {
   std::vector<std::string> ops;
   std::string error;  // why it has no candidates ("" when it has)
   std::vector<std::string> candidates;
-  std::vector<std::string>
-      labels;  // each candidate's origin: "defaults", "layout=nchw", "sample 2"
+  // Each candidate's origin: "defaults", "layout=nchw", "sample 2".
+  std::vector<std::string> labels;
   std::vector<json> verdicts;
   int best = -1;  // the fastest accepted candidate
   double best_ms = kUnmeasured;
