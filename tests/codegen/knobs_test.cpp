@@ -236,9 +236,9 @@ return %2
   EXPECT_TRUE(channels_last_after_conv("%2 = max_pool2d(%1) {kernel_size=[2,2]}\nreturn %2\n"));
   EXPECT_FALSE(channels_last_after_conv("%2 = softmax(%1) {dim=3}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv(
-      "%2 = batch_norm2d(%1) {module=\"bn\", num_features=32}\nreturn %2\n"));
+      "%2 = batch_norm2d(%1) {module=\"bn\", num_features=64}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv(
-      "%2 = instance_norm2d(%1) {module=\"norm\", num_features=32}\nreturn %2\n"));
+      "%2 = instance_norm2d(%1) {module=\"norm\", num_features=64}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv("%2 = cat(%1, %1) {dim=1}\nreturn %2\n"));
 }
 
