@@ -329,11 +329,8 @@ void run_tuned_convert(const ConvertArgs& a, const Judging& judging, const Graph
     if (seen.insert(source).second) tried.push_back({label, knob, value, source, json()});
   };
   add("as given", a.knobs);
-  for (const auto& [name, value] : tuning_space(a.knobs)) {
-    CodegenKnobs k = a.knobs;
-    set_knob(k, name, value);
-    add(name + "=" + value, k, name, value);
-  }
+  for (const KnobChange& change : tuning_space(a.knobs))
+    add(change.label(), change.knobs, change.name, change.value);
   const std::string task = read_file(a.program);
   const std::string cache = a.cache.empty() ? default_tuning_cache() : a.cache;
   // One pool for both rounds: a warm convert then waits for one worker's start, not two.

@@ -73,10 +73,8 @@ std::vector<std::string> compiler_answers(const json& traced, const std::string&
   Graph graph = import_traced(traced);
   CodegenOptions options = codegen_options(traced, where);
   std::vector<std::pair<std::string, CodegenKnobs>> tries = {{"defaults", knobs}};
-  for (const auto& [name, value] : tuning_space(knobs)) {
-    tries.push_back({name + "=" + value, knobs});
-    set_knob(tries.back().second, name, value);
-  }
+  for (const KnobChange& change : tuning_space(knobs))
+    tries.push_back({change.label(), change.knobs});
   std::mt19937_64 rng(seed);
   std::vector<std::string> out;
   std::set<std::string> seen;

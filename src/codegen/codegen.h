@@ -102,8 +102,13 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng);
 // The knob settings `convert --tune` measures against `base`, one knob changed each
 // ("layout", "channels_last"): the other layout, size passing and GEMM routes, a smaller and a
 // larger pointwise block and statistics tile, 4 and 8 warps, fp32 dots in ieee. Settings equal
-// to base's are left out.
-std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base);
+// to base's are left out. Each with base's knobs under the change (convert --tune, search).
+struct KnobChange {
+  std::string name, value;
+  CodegenKnobs knobs;
+  std::string label() const { return name + "=" + value; }
+};
+std::vector<KnobChange> tuning_space(const CodegenKnobs& base);
 
 // `base` on the most conservative routes, for convert to try where base's solution is
 // rejected: cuBLAS for every product (gemm=library) and fp32 FMAs in the dots left

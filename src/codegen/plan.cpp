@@ -454,14 +454,12 @@ bool Lowering::keeps_nchw(const Node& n) const {
   const int64_t in = attr_int(n.attrs, "in_channels"), out = attr_int(n.attrs, "out_channels");
   if (out < 32) return true;
   int64_t kernel = 1, stride = 1;
-  for (int64_t k : std::get<std::vector<int64_t>>(n.attrs.at("kernel_size")))
-    kernel = std::max(kernel, k);
+  for (int64_t k : attr_ints(n.attrs, "kernel_size")) kernel = std::max(kernel, k);
   if (n.attrs.count("stride"))
     for (int64_t s : attr_ints(n.attrs, "stride")) stride = std::max(stride, s);
   if (kernel == 1 && stride > 1) return true;
   if (n.op == Op::ConvTranspose2d) return stride == 1 && kernel >= 5 && in <= 64;
-  const bool grouped = n.attrs.count("groups") && attr_int(n.attrs, "groups") > 1;
-  if (grouped) return false;
+  if (n.attrs.count("groups") && attr_int(n.attrs, "groups") > 1) return false;
   return in < 16 || (in == 16 && out == 32 && kernel <= 3) ||
          (in <= 32 && stride > 1 && (kernel % 2 == 0 || out == 32));
 }

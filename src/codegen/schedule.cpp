@@ -310,7 +310,7 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng) {
   return k;
 }
 
-std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs& base) {
+std::vector<KnobChange> tuning_space(const CodegenKnobs& base) {
   auto halved_and_doubled = [](int v, int lo, int hi) {
     std::vector<std::string> out;
     if (v / 2 >= lo) out.push_back(std::to_string(v / 2));
@@ -331,7 +331,12 @@ std::vector<std::pair<std::string, std::string>> tuning_space(const CodegenKnobs
   for (int warps : {4, 8})
     if (warps != base.num_warps) space.push_back({"num_warps", std::to_string(warps)});
   if (base.dot_precision != "ieee") space.push_back({"dot_precision", "ieee"});
-  return space;
+  std::vector<KnobChange> changes;
+  for (const auto& [name, value] : space) {
+    changes.push_back({name, value, base});
+    set_knob(changes.back().knobs, name, value);
+  }
+  return changes;
 }
 
 CodegenKnobs fallback_knobs(const CodegenKnobs& base) {
