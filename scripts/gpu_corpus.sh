@@ -29,6 +29,9 @@
 # PYTORCH_CUDA_ALLOC_CONF reaches the workers too (the GPU memory line says which).
 # DRTRITON_STEADY_RUNS=0 times every loop to 100 runs (or 1 s), as before quiet loops stopped at 25.
 # DRTRITON_PRECOMPILE=0 judges without compiling each candidate's kernels ahead (docs/verifier.md).
+# A rejected solution is converted again on the conservative routes (gemm=library,
+# dot_precision=ieee) and judged in its place, as `drtriton convert` does; where that passes,
+# the verdict says fallback (and the log "accepted on the conservative routes").
 # CORPUS_SMALL=1 converts and verifies the SMALL versions instead (tests/programs/real/small.py),
 # CORPUS_DEVICE=cpu verifies in Triton's interpreter: together, a dry run of this script's
 # Python part on a machine without a GPU.
@@ -156,6 +159,7 @@ def import_and_convert(name, doc):
     r = subprocess.run([BIN, "check", os.path.join(work, stem + ".ir"), "--work"],
                        capture_output=True, text=True)
     entry["work"] = json.loads(r.stdout) if r.returncode == 0 else None
+    entry["source"] = source
     solution = os.path.join(work, stem + "_triton.py")
     r = subprocess.run([BIN, "convert", source, "--no-verify", *KNOBS, "-o", solution],
                        capture_output=True, text=True)
@@ -193,18 +197,33 @@ save()
 
 # 2. Verify every solution, all checks, in chunks of CHUNK solutions with INFLIGHT requests
 # at once, so that every worker of the service has work (the report is saved after each).
-def task_and_solution(name):
-    stem = name.replace("/", "__")
-    with open(programs[name]["task_path"]) as f, open(os.path.join(work, stem + "_triton.py")) as g:
+def solution_path(name, fallback=False):
+    return os.path.join(work, name.replace("/", "__") + ("_fallback.py" if fallback else "_triton.py"))
+
+
+def task_and_solution(name, fallback=False):
+    with open(programs[name]["task_path"]) as f, open(solution_path(name, fallback)) as g:
         return f.read(), g.read()
 
 
-def verify_chunk(service, chunk, warm=False):
+def convert_fallback(name):
+    """The program on the conservative routes (cuBLAS products, fp32 FMAs in the dots), as
+    `drtriton convert` writes it where its first solution is rejected; False where that is
+    the same solution."""
+    path = solution_path(name, True)
+    r = subprocess.run([BIN, "convert", programs[name]["source"], "--no-verify", *KNOBS,
+                        "--knob", "gemm=library", "--knob", "dot_precision=ieee", "-o", path],
+                       capture_output=True, text=True)
+    return r.returncode == 0 and open(path).read() != task_and_solution(name)[1]
+
+
+def verify_chunk(service, chunk, warm=False, fallback=False):
     """Judge a chunk; `warm`: the same solutions again, each with a comment added first, so
     the verdict cache misses and, every kernel starting a line later, so does Triton's (its
     cache key holds the kernel's line), while a worker's task cache still holds the task
     (inputs, references, timings): a new candidate of a known task, as search and RL send
-    them."""
+    them. `fallback`: the conservative solutions of rejected programs, which take the place of
+    the first where they pass."""
     if time.time() > DEADLINE:
         if not warm:
             for name in chunk:
@@ -212,7 +231,7 @@ def verify_chunk(service, chunk, warm=False):
         return
     items = []
     for name in chunk:
-        task, solution = task_and_solution(name)
+        task, solution = task_and_solution(name, fallback)
         if warm:
             solution = "# the same solution, judged again (warm)\n" + solution
         items.append({"task": task, "candidate": solution,
@@ -229,13 +248,21 @@ def verify_chunk(service, chunk, warm=False):
             return
         for name, v in zip(chunk, verdicts):
             report["device"] = report["device"] or v.get("device")
+            if fallback:
+                programs[name]["fallback_reason"] = v.get("reason")
+                if not v.get("passed"):
+                    print(f"  {name}: the conservative solution is rejected too: {v.get('reason')}", flush=True)
+                    continue
+                os.replace(solution_path(name, True), solution_path(name))  # what warm judges again
             programs[name]["verdict"] = {k: v.get(k) for k in (
                 "passed", "failed_stage", "reason", "kernelbench_native", "speedup_eager",
                 "speedup_compile", "timing_ms", "flags", "seconds")}
             programs[name]["verdict"]["gpu_memory"] = (v.get("checks") or {}).get("gpu_memory")
             programs[name]["verdict"]["timing_attempts"] = (v.get("checks") or {}).get("timing_attempts")
             programs[name]["verdict"]["precompiled_shapes"] = (v.get("checks") or {}).get("precompiled_shapes")
-            status = "accepted" if v.get("passed") else f"rejected at {v.get('failed_stage')}: {v.get('reason')}"
+            programs[name]["verdict"]["fallback"] = fallback
+            status = ("accepted" + (" on the conservative routes" if fallback else "") if v.get("passed")
+                      else f"rejected at {v.get('failed_stage')}: {v.get('reason')}")
             sp = v.get("speedup_eager")
             print(f"  {name}: {status}" + (f" ({sp:.2f}x eager)" if isinstance(sp, (int, float)) else ""),
                   flush=True)
@@ -248,7 +275,15 @@ with service_started.result() as service, ThreadPoolExecutor(INFLIGHT) as reques
     chunks = [compiled[i:i + CHUNK] for i in range(0, len(compiled), CHUNK)]
     for done in [requests.submit(verify_chunk, service, chunk) for chunk in chunks]:
         done.result()
-    report["verify_s"] = round(time.time() - t0, 1)
+    report["verify_s"] = round(time.time() - t0, 1)  # the throughput's, first verdicts only
+    t0 = time.time()
+    # 2a. As `drtriton convert` does: a rejected program on the conservative routes, judged in
+    # its first solution's place (the verdict says fallback where that one passed).
+    rejected = [n for n in compiled if (programs[n]["verdict"] or {}).get("passed") is False]
+    retried = [n for n in rejected if convert_fallback(n)]
+    for done in [requests.submit(verify_chunk, service, [n], False, True) for n in retried]:
+        done.result()
+    report["fallback"] = {"judged": retried, "seconds": round(time.time() - t0, 1)}
     if WARM:  # 2b. every solution once more, warm
         t0 = time.time()
         for done in [requests.submit(verify_chunk, service, chunk, True) for chunk in chunks]:

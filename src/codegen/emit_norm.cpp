@@ -66,6 +66,86 @@ void Lowering::lower_normalization(const Node& n) {
   plans_[n.output] = plan;
 }
 
+// A mean of a group norm's output over its positions, or over its channels and positions,
+// where nothing else reads the norm: the norm's output is not written, and the mean is taken
+// from each channel's sum and sum of squares (lower_mean_of_group_norm).
+const Node* Lowering::group_norm_under_mean(const Node& mean) {
+  if (mean.op != Op::Mean || g_.value(mean.inputs[0]).kind != ValueKind::Node) return nullptr;
+  const Node& norm = g_.nodes()[g_.value(mean.inputs[0]).node];
+  const int rank = g_.value(norm.output).type.rank();
+  if (norm.op != Op::GroupNorm || users_[norm.output] != 1 || rank < 3 ||
+      g_.value(norm.output).type.dtype != DType::F32)
+    return nullptr;
+  std::vector<int> dims = reduced_dims(mean, rank), positions;
+  for (int d = 2; d < rank; ++d) positions.push_back(d);
+  std::vector<int> channels_too = positions;
+  channels_too.insert(channels_too.begin(), 1);
+  return dims == positions || dims == channels_too ? &norm : nullptr;
+}
+
+bool Lowering::folds_into_mean(const Node& norm) {
+  auto readers = consumers_.find(norm.output);
+  return readers != consumers_.end() && readers->second.size() == 1 &&
+         group_norm_under_mean(g_.nodes()[readers->second[0]]) == &norm;
+}
+
+// Such a mean is linear in the normalized values: per channel c of group g,
+// weight_c * (mean_c - mean_g) * rstd_g + bias_c, then averaged over the channels when they
+// are reduced. One statistics kernel sums each channel's values and squares in float64 (the
+// input read once, not twice); a kernel per sample finishes. With equal weights in a group
+// the channels' deviations cancel exactly, where a sum of normalized fp32 values leaves
+// rounding noise several times eager's (fused/conv3d_groupnorm_mean was rejected so: its
+// output is mathematically zero).
+void Lowering::lower_mean_of_group_norm(const Node& mean, const Node& norm) {
+  const ValueId x = norm.inputs[0];
+  const std::vector<std::string> shape = shape_of(x);
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int> positions;
+  for (int d = 2; d < rank; ++d) positions.push_back(d);
+  const std::string groups = std::to_string(attr_int(norm.attrs, "num_groups"));
+  const std::string per = "(" + shape[1] + " // " + groups + ")";
+  const std::string count = product({shape.begin() + 2, shape.end()});
+
+  size_t computed = computes_.size();
+  std::vector<std::vector<std::string>> sums = stats_kernel(
+      {{"sum64", &norm}, {"sumsq64", &norm}}, x, plan_dims(x, positions), nullptr, DType::F64);
+
+  Kernel k(kernel_name(mean, "of_group_norm"));
+  k.line("n = " + program_id());
+  k.line("g = tl.arange(0, BLOCK_G)[:, None]");
+  k.line("m = (g < G) & (tl.arange(0, BLOCK_P)[None, :] < P)");
+  k.line("c = g * P + tl.arange(0, BLOCK_P)[None, :]");
+  auto at = [&](const std::string& var) {
+    return k.assign("tl.load(" + k.pointer(var) + " + n * (G * P) + c, mask=m, other=0.0)");
+  };
+  std::string sum = at(sums[0][0]), squares = at(sums[1][0]);
+  std::string group_mean = k.assign("tl.sum(" + sum + ", axis=1)[:, None] / (P * S)");
+  std::string var = k.assign("tl.maximum(tl.sum(" + squares + ", axis=1)[:, None] / (P * S) - " +
+                             group_mean + " * " + group_mean + ", 0.0)");
+  std::string y = k.assign("(" + sum + " / S - " + group_mean + ") / tl.sqrt(" + var + " + " +
+                           float_literal(attr_float(norm.attrs, "eps")) + ")");
+  for (const char* rel : {"weight", "bias"}) {
+    if (!has_param(norm, rel)) continue;
+    std::string p = k.assign("tl.load(" + k.pointer(param_var(norm, rel)) +
+                             " + c, mask=m, other=0.0).to(tl.float64)");
+    y = k.assign(y + (std::string(rel) == "weight" ? " * " : " + ") + p);
+  }
+  const std::string out = alloc(shape_of(mean.output), DType::F32);
+  if (reduced_dims(mean, rank).front() == 1) {  // over the channels too: one value a sample
+    k.line("tl.store(" + k.pointer(out) + " + n, (tl.sum(tl.where(m, " + y +
+           ", 0.0)) / (G * P)).to(tl.float32))");
+  } else {
+    k.line("tl.store(" + k.pointer(out) + " + n * (G * P) + c, " + y + ".to(tl.float32), mask=m)");
+  }
+  finish_kernel(k, {"G", "P", "S"}, {"BLOCK_G", "BLOCK_P"}, "(" + shape[0] + ",)",
+                {groups, per, count},
+                {"triton.next_power_of_2(" + groups + ")", "triton.next_power_of_2(" + per + ")"});
+  for (size_t i = computed; i < computes_.size(); ++i)  // the kernels' header lines
+    computes_[i].second.insert(
+        {static_cast<int>(&norm - g_.nodes().data()), static_cast<int>(&mean - g_.nodes().data())});
+  buffers_[mean.output] = {out, true};
+}
+
 Lowering::RunningStats Lowering::running_stats(const Node& n) {
   return {float_literal(attr_float(n.attrs, "eps")), attr_float(n.attrs, "momentum"),
           param_var(n, "running_mean"), param_var(n, "running_var")};

@@ -23,7 +23,7 @@ std::string accumulator_kind(const std::string& what) {
   if (what == "var" || what == "std" || what == "mean_rstd" || what == "batch_norm")
     return "welford";
   if (what == "isum" || what == "max" || what == "min" || what == "prod" || what == "argmax" ||
-      what == "argmin")
+      what == "argmin" || what == "sum64" || what == "sumsq64")
     return what;
   throw IrError("codegen: no statistics recipe " + what);
 }
@@ -33,7 +33,7 @@ std::string accumulator_kind(const std::string& what) {
 // product and the arg extrema keep a kernel each.
 bool shares_loop(const std::string& kind) {
   return kind == "sum" || kind == "sumsq" || kind == "max" || kind == "min" || kind == "softmax" ||
-         kind == "welford";
+         kind == "welford" || kind == "sum64" || kind == "sumsq64";
 }
 
 // One accumulator of a statistics kernel: `init` before the column loop, `update` for each
@@ -209,19 +209,27 @@ Accumulator accumulator(Kernel& k, const std::string& kind, const std::string& t
   } else {
     // One tensor: sum, sumsq and isum add terms up, max and min keep the extremum, prod
     // multiplies (tl has no product reduction: tl.reduce with a combine function, _mul).
+    // sum64 and sumsq64 add in float64 (a mean of a group norm's channels).
     bool extremum = kind == "max" || kind == "min";
+    bool wide = kind == "sum64" || kind == "sumsq64";
     std::string init = kind == "max"    ? "float('-inf')"
                        : kind == "min"  ? "float('inf')"
                        : kind == "isum" ? "0"  // an integer or bool sum is exact, in int64
                        : kind == "prod" ? "1.0"
                                         : "0.0";
     std::string acc = "acc" + tag;
-    auto term_of = [kind](const std::string& x) {
-      return kind == "sumsq" ? x + " * " + x : kind == "isum" ? x + ".to(tl.int64)" : x;
+    auto term_of = [kind, wide](const std::string& x) {
+      std::string t = wide ? "(" + x + ").to(tl.float64)" : x;
+      return kind == "sumsq" || kind == "sumsq64" ? t + " * " + t
+             : kind == "isum"                     ? x + ".to(tl.int64)"
+                                                  : t;
     };
-    a.init = [&k, acc, init, kind] {
+    a.init = [&k, acc, init, kind, wide] {
       k.line(acc + " = tl.full([BLOCK_M, BLOCK_R], " + init + ", " +
-             (kind == "isum" ? "tl.int64" : "tl.float32") + ")");
+             (kind == "isum" ? "tl.int64"
+              : wide         ? "tl.float64"
+                             : "tl.float32") +
+             ")");
     };
     a.update = [&k, acc, init, kind, extremum, term_of](const std::string& x) {
       std::string t = k.assign("tl.where(m, " + term_of(x) + ", " + init + ")");
@@ -499,14 +507,16 @@ std::vector<std::vector<std::string>> Lowering::stats_kernel(const std::vector<S
   // Welford's accumulators (count, mean, m2, shift, and a compensated sum for an exact mean, in
   // each lane) take a quarter of that: on an H100 a variance over rows of 1024 ran 1.20 ms in
   // 4096-element tiles (three accumulators), 0.81 in 1024 (bench/knob_sweep.py,
-  // docs/results/corpus_gpu_h100_compile.md).
-  bool welford = std::any_of(kinds.begin(), kinds.end(),
-                             [](const auto& kind) { return kind.first == "welford"; });
-  forward_.push_back(
-      whole_rows
-          ? row_tile_line(rows_py, cols_py)
-          : tile_line(plan.rows_contiguous, rows_py, cols_py,
-                      welford && !plan.rows_contiguous ? options_.knobs.tile_elements / 4 : 0));
+  // docs/results/corpus_gpu_h100_compile.md). Float64 sums take half (two registers a lane).
+  auto any_kind = [&](auto pick) { return std::any_of(kinds.begin(), kinds.end(), pick); };
+  bool welford = any_kind([](const auto& kind) { return kind.first == "welford"; });
+  bool wide = any_kind([](const auto& kind) { return kind.first.ends_with("64"); });
+  forward_.push_back(whole_rows ? row_tile_line(rows_py, cols_py)
+                                : tile_line(plan.rows_contiguous, rows_py, cols_py,
+                                            plan.rows_contiguous ? 0
+                                            : welford            ? options_.knobs.tile_elements / 4
+                                            : wide               ? options_.knobs.tile_elements / 2
+                                                                 : 0));
   if (!split) {
     std::vector<std::vector<std::string>> vars = store_results(k, part);
     finish_kernel(

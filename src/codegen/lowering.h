@@ -222,6 +222,9 @@ class Lowering {
   bool lower_in_one_pass(const std::vector<Statistic>& stats, const std::vector<int>& dims);
   const Node* next_stage(const ElementwiseRegion& chain, ValueId in, const std::vector<int>& dims);
   std::optional<std::set<ValueId>> row_chain(ValueId r, ValueId in, const std::vector<int>& dims);
+  const Node* group_norm_under_mean(const Node& mean);
+  bool folds_into_mean(const Node& norm);
+  void lower_mean_of_group_norm(const Node& mean, const Node& norm);
   void lower_batch_norm(const Node& n, const ReducePlan& plan);
   void lower_instance_norm(const Node& n, const ReducePlan& plan);
   // What a norm with running statistics reads from its node: eps, momentum (NaN for

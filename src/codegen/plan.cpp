@@ -74,10 +74,14 @@ void Lowering::lower_graph() {
       case Category::Reduction:
         if (n.op == Op::NllLoss)
           lower_nll_loss(n);
+        else if (const Node* norm = group_norm_under_mean(n))
+          lower_mean_of_group_norm(n, *norm);
         else
           n.op == Op::Cumsum || n.op == Op::Cumprod ? lower_scan(n) : lower_statistics(n);
         break;
-      case Category::Normalization: lower_normalization(n); break;
+      case Category::Normalization:
+        if (!folds_into_mean(n)) lower_normalization(n);
+        break;
       case Category::Pooling:
         if (is_global_pool(n)) lower_global_pool(n);
         break;         // else a window, an expression
@@ -426,6 +430,13 @@ bool Lowering::prefers_channels_last() const {
     // A view of what a global pool or reduction left ([N, C, 1, 1]): no positions to read
     // across. (A view of a vector, a PReLU's weights as [C, 1, 1], is work on a rank 1 input.)
     if (c == Category::Layout && g_.value(n.inputs[0]).type.numel() <= in[0] * in[1]) continue;
+    // A classifier's flatten (or view) of the last feature map to [N, features]: one copy into NCHW
+    // order, small next to the convolutions before it (vgg11 ran 1.26x faster channels-last
+    // than NCHW, docs/results/search_h100_1206g.md).
+    const Shape& out = g_.value(n.output).type.shape;
+    if ((n.op == Op::Flatten || n.op == Op::Reshape) && spatial && out.size() == 2 &&
+        out[0] == in[0])
+      continue;
     if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
     const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
@@ -441,13 +452,15 @@ bool Lowering::prefers_channels_last() const {
 // default). Eager's bound is then fp32's, and a channels-last solution is rejected (errors near
 // 3e-4 against bounds near 1e-6). The rule follows a grid of 150 convolutions on an H100
 // (`python3 bench/conv_layout_precision.py`, docs/results/conv_precision_h100_1206f.md) and the
-// corpus's verdicts: fewer than 32 output channels; 1x1 of stride 2 (either kind); an ungrouped
-// Conv2d of fewer than 16 input channels (8 in conv2d_groupnorm_tanh_hardswish_residual), of 16
-// in, 32 out and a kernel of at most 3 (16 in and 64 out passed, and a 5x5 of 16 in and 32 out), or
-// of at most 32 in, stride 2 and a kernel of 2 or 4 (conv_autoencoder) or 32 out (3x3 of stride 2,
-// 32 in and 64 out, passed in resnet_cifar_small); a ConvTranspose2d of stride 1, a kernel of 5 or
-// more and at most 64 input channels. layout=auto runs them NCHW, as eager does, on an NCHW copy of
-// their input; the rest of the program stays channels-last.
+// corpus's verdicts, and a narrower grid over images and batches for 16 and 32 input channels
+// (`--narrow`, docs/results/conv_precision_h100_1206g.md): fewer than 32 output channels; 1x1 of
+// stride 2 (either kind); an ungrouped Conv2d of fewer than 16 input channels (8 in
+// conv2d_groupnorm_tanh_hardswish_residual), of 16 in, 32 out and a kernel of at most 3 (a 5x5
+// passed), or of at most 32 in, at most 64 out and stride 2 with a kernel of 2 or 4
+// (conv_autoencoder), 32 out, or 16 in (3x3 of stride 2 from 32 in to 64 out passed in
+// resnet_cifar_small; 128 out is TF32 both ways); a ConvTranspose2d of stride 1, a kernel of 5 or
+// more and at most 64 input channels. layout=auto runs them NCHW, as eager does, on an NCHW copy
+// of their input; the rest of the program stays channels-last.
 bool Lowering::keeps_nchw(const Node& n) const {
   if (options_.knobs.layout != "auto") return false;
   if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
@@ -461,7 +474,7 @@ bool Lowering::keeps_nchw(const Node& n) const {
   if (n.op == Op::ConvTranspose2d) return stride == 1 && kernel >= 5 && in <= 64;
   if (n.attrs.count("groups") && attr_int(n.attrs, "groups") > 1) return false;
   return in < 16 || (in == 16 && out == 32 && kernel <= 3) ||
-         (in <= 32 && stride > 1 && (kernel % 2 == 0 || out == 32));
+         (in <= 32 && out <= 64 && stride > 1 && (kernel % 2 == 0 || out == 32 || in == 16));
 }
 
 int Lowering::channels_permute(const Node& n) {

@@ -208,6 +208,8 @@ return %2
   EXPECT_FALSE(conv_alone(32, 64, 4, 2));  // an even kernel of stride 2
   EXPECT_TRUE(conv_alone(32, 64, 3, 2));   // an odd one passed (resnet_cifar_small)
   EXPECT_FALSE(conv_alone(32, 32, 3, 2));  // unless it has 32 outputs
+  EXPECT_FALSE(conv_alone(16, 64, 3, 2));  // or 16 inputs
+  EXPECT_TRUE(conv_alone(32, 128, 4, 2));  // 128 outputs are TF32 both ways
   EXPECT_FALSE(conv_alone(64, 128, 1, 2));
   EXPECT_TRUE(conv_alone(64, 128, 3, 2));
   EXPECT_FALSE(conv_alone(64, 64, 1, 2, "conv_transpose2d"));
@@ -234,6 +236,11 @@ return %2
   EXPECT_TRUE(channels_last_after_conv("%2 = amin(%1) {dim=[1], keepdim=true}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv("%2 = mean(%1) {dim=[2,3]}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv("%2 = max_pool2d(%1) {kernel_size=[2,2]}\nreturn %2\n"));
+  // A classifier head: the last feature map flattened into a Linear.
+  EXPECT_TRUE(channels_last_after_conv(
+      "%2 = flatten(%1) {start_dim=1, end_dim=3}\n%3 = linear(%2) {module=\"fc\", "
+      "in_features=4032, out_features=10}\nreturn %3\n"));
+  EXPECT_FALSE(channels_last_after_conv("%2 = flatten(%1) {start_dim=2, end_dim=3}\nreturn %2\n"));
   EXPECT_FALSE(channels_last_after_conv("%2 = softmax(%1) {dim=3}\nreturn %2\n"));
   EXPECT_TRUE(channels_last_after_conv(
       "%2 = batch_norm2d(%1) {module=\"bn\", num_features=64}\nreturn %2\n"));
