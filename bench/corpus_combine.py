@@ -1,6 +1,7 @@
 """One table from several scripts/gpu_corpus.sh reports (gpu_corpus.json) of one session, where
 the corpus took more than one device call: per folder, the programs judged, accepted, timed
-(verdicts not flagged timing_noisy), how many beat eager and torch.compile, and the geometric
+(verdicts not flagged timing_noisy, nor degenerate: an output that does not depend on the
+inputs, or a program random as written, reported apart), how many beat eager and torch.compile, and the geometric
 means. A program judged in several reports counts once, from the last; a folder name ending
 in `_rest` (a copy of some of a folder's programs) counts as that folder. `--bench ROWS.jsonl`
 adds the plain rows of `drtriton bench` (scripts/gpu_search.sh) as folders named by suite (d02,
@@ -50,13 +51,23 @@ def bench_verdicts(path):
             rows[r["id"][:3] + "/" + r["id"]] = {
                 "passed": bool(r["passed"]), "speedup_eager": r.get("speedup_eager"),
                 "speedup_compile": r.get("speedup_compile"), "limit_fraction": r.get("limit_fraction"),
-                "flags": ["timing_noisy"] if r.get("timing_noisy") else []}
+                "flags": (["timing_noisy"] if r.get("timing_noisy") else [])
+                + (["degenerate"] if r.get("degenerate") else [])}
     return rows
+
+
+# The verifier's flags of a program whose verdict says nothing of its kernels' speed (drtriton
+# bench's `degenerate`): never counted as a win.
+DEGENERATE = {"degenerate", "task_output_constant", "random_in_eval_mode", "eval_mode_forced_by_dropout"}
+
+
+def degenerate(v):
+    return bool(DEGENERATE & set(v.get("flags") or []))
 
 
 def timed(judged):
     return [v for v in judged if v["passed"] and "timing_noisy" not in (v.get("flags") or [])
-            and v.get("speedup_compile")]
+            and not degenerate(v) and v.get("speedup_compile")]
 
 
 def row(label, judged):
@@ -103,6 +114,9 @@ def main():
         label, members = spec.split("=", 1)
         row(label, in_folder(set(members.split(","))))
     row("all", list(programs.values()))
+    apart = sorted(n for n, v in programs.items() if v["passed"] and degenerate(v))
+    if apart:
+        print(f"\ndegenerate, left out of the timed columns: {', '.join(apart)}")
     if args.kinds:
         by_kind = {}
         for name, v in corpus.items():
@@ -134,7 +148,8 @@ def main():
         print("\n| program | accepted | vs eager | vs torch.compile | share of the limit |")
         print("| --- | --- | --- | --- | --- |")
         for name, v in sorted(programs.items()):
-            noisy = " (noisy)" if "timing_noisy" in (v.get("flags") or []) else ""
+            noisy = (" (noisy)" if "timing_noisy" in (v.get("flags") or []) else "") + \
+                (" (degenerate)" if degenerate(v) else "")
             limit = v.get("limit_fraction")
             print(f"| {name} | {'yes' if v['passed'] else 'no'} | {speedup(v.get('speedup_eager'))}{noisy} "
                   f"| {speedup(v.get('speedup_compile'))} "

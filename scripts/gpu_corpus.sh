@@ -72,6 +72,7 @@ WARM = os.environ.get("CORPUS_WARM", "0") == "1"
 WORKERS = os.environ.get("CORPUS_WORKERS", "")  # the service's workers a GPU; empty: its default
 COMPILE = os.environ.get("CORPUS_COMPILE", "0") == "1"  # time torch.compile too (slow: Inductor compiles each)
 KNOBS = [arg for knob in os.environ.get("CORPUS_KNOBS", "").split() for arg in ("--knob", knob)]
+DEGENERATE = {"task_output_constant", "random_in_eval_mode", "eval_mode_forced_by_dropout"}
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from drtriton import ceilings  # noqa: E402
 from drtriton.service_client import Service  # noqa: E402
@@ -309,9 +310,11 @@ for folder in FOLDERS + ["all"]:
     verdicts = [e["verdict"] or {} for e in entries]
     accepted = [v for v in verdicts if v.get("passed")]
     speedups = [v["speedup_eager"] for v in accepted if isinstance(v.get("speedup_eager"), (int, float))]
-    # Against eager and torch.compile: the timings no other GPU work disturbed (not timing_noisy).
+    # Against eager and torch.compile: the timings no other GPU work disturbed (not timing_noisy)
+    # of programs whose verdict speaks of their kernels (not degenerate: an output that does not
+    # depend on the inputs, a program random as written; never counted as wins).
     timed = [v for v in accepted if isinstance(v.get("speedup_eager"), (int, float))
-             and "timing_noisy" not in (v.get("flags") or [])]
+             and not {"timing_noisy", *DEGENERATE} & set(v.get("flags") or [])]
     row = {"programs": len(entries), "imported": sum(e["imported"] for e in entries),
            "compiled": sum(e["compiled"] for e in entries), "accepted": len(accepted),
            "kernelbench_native": sum(v.get("kernelbench_native") is True for v in accepted),

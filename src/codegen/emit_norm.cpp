@@ -73,14 +73,15 @@ const Node* Lowering::group_norm_under_mean(const Node& mean) {
   if (mean.op != Op::Mean || g_.value(mean.inputs[0]).kind != ValueKind::Node) return nullptr;
   const Node& norm = g_.nodes()[g_.value(mean.inputs[0]).node];
   const int rank = g_.value(norm.output).type.rank();
-  if (norm.op != Op::GroupNorm || users_[norm.output] != 1 || rank < 3 ||
+  if (norm.op != Op::GroupNorm || users_[norm.output] != 1 ||
       g_.value(norm.output).type.dtype != DType::F32)
     return nullptr;
   std::vector<int> dims = reduced_dims(mean, rank), positions;
   for (int d = 2; d < rank; ++d) positions.push_back(d);
   std::vector<int> channels_too = positions;
   channels_too.insert(channels_too.begin(), 1);
-  return dims == positions || dims == channels_too ? &norm : nullptr;
+  // (An empty dim list means every dim: never a norm's positions alone.)
+  return !dims.empty() && (dims == positions || dims == channels_too) ? &norm : nullptr;
 }
 
 bool Lowering::folds_into_mean(const Node& norm) {
@@ -92,7 +93,8 @@ bool Lowering::folds_into_mean(const Node& norm) {
 // Such a mean is linear in the normalized values: per channel c of group g,
 // weight_c * (mean_c - mean_g) * rstd_g + bias_c, then averaged over the channels when they
 // are reduced. One statistics kernel sums each channel's values and squares in float64 (the
-// input read once, not twice); a kernel per sample finishes. With equal weights in a group
+// input read once, not twice); a kernel per sample finishes (and, for [N, C], where a
+// channel's sum is its value, reads the input itself). With equal weights in a group
 // the channels' deviations cancel exactly, where a sum of normalized fp32 values leaves
 // rounding noise several times eager's (fused/conv3d_groupnorm_mean was rejected so: its
 // output is mathematically zero).
@@ -107,8 +109,10 @@ void Lowering::lower_mean_of_group_norm(const Node& mean, const Node& norm) {
   const std::string count = product({shape.begin() + 2, shape.end()});
 
   size_t computed = computes_.size();
-  std::vector<std::vector<std::string>> sums = stats_kernel(
-      {{"sum64", &norm}, {"sumsq64", &norm}}, x, plan_dims(x, positions), nullptr, DType::F64);
+  std::vector<std::vector<std::string>> sums;
+  if (!positions.empty())
+    sums = stats_kernel({{"sum64", &norm}, {"sumsq64", &norm}}, x, plan_dims(x, positions), nullptr,
+                        DType::F64);
 
   Kernel k(kernel_name(mean, "of_group_norm"));
   k.line("n = " + program_id());
@@ -118,7 +122,14 @@ void Lowering::lower_mean_of_group_norm(const Node& mean, const Node& norm) {
   auto at = [&](const std::string& var) {
     return k.assign("tl.load(" + k.pointer(var) + " + n * (G * P) + c, mask=m, other=0.0)");
   };
-  std::string sum = at(sums[0][0]), squares = at(sums[1][0]);
+  std::string sum, squares;
+  if (positions.empty()) {
+    sum = k.assign("(" + emit(k, x, Index{{"n", "c"}, "m", "", {}}) + ").to(tl.float64)");
+    squares = k.assign(sum + " * " + sum);
+  } else {
+    sum = at(sums[0][0]);
+    squares = at(sums[1][0]);
+  }
   std::string group_mean = k.assign("tl.sum(" + sum + ", axis=1)[:, None] / (P * S)");
   std::string var = k.assign("tl.maximum(tl.sum(" + squares + ", axis=1)[:, None] / (P * S) - " +
                              group_mean + " * " + group_mean + ", 0.0)");

@@ -189,6 +189,21 @@ return %2
   EXPECT_EQ(count(s, "b = b_desc.load([n0, k0]).T"), 1) << s;
 }
 
+// A = X^T of a buffer would be copied K-major, but B, an expression, keeps the pointer loads:
+// then no copy is written at all (netvlad_head's copy of A was a wasted pass, which the
+// verifier's no-op test rejected).
+TEST(Gemm, NoCopyTheProductDoesNotRead) {
+  std::string s = compile(R"(input %a : f32[4,16,8]
+input %b : f32[4,16,12]
+%1 = transpose(%a) {dim0=1, dim1=2}
+%2 = mul_scalar(%b) {other=0.5}
+%3 = matmul(%1, %2)
+return %3
+)");
+  EXPECT_EQ(count(s, "torch.matmul"), 0) << s;
+  EXPECT_EQ(count(s, "_k_major"), 0) << s;
+}
+
 // B = X^T of a buffer X [.., N, K]: TMA reads X itself, batch entry by batch entry; an
 // operand that is an expression, or fp16's row-major B, keeps the pointer loads.
 TEST(Gemm, TmaReadsTheBufferOfATransposedView) {
