@@ -228,7 +228,8 @@ std::string Lowering::emit_node(Kernel& k, const Node& n, const Index& idx) {
       case Op::Select: {
         int64_t d = attr_int(n.attrs, "dim"), index = attr_int(n.attrs, "index");
         Index r{idx.dims, idx.mask, "", {}};
-        std::string at = index >= 0
+        std::string at = reads_step(n) ? k.size(kStep)
+                         : index >= 0
                              ? std::to_string(index)
                              : "(" + k.size(ishape[d]) + " - " + std::to_string(-index) + ")";
         r.dims.insert(r.dims.begin() + d, at);

@@ -84,7 +84,7 @@ void Lowering::finish_kernel(Kernel& k, const std::vector<std::string>& extra_pa
     args.push_back(var);
   }
   for (const std::string& s : k.sizes()) {
-    params.push_back(options_.knobs.sizes == "static" ? s + ": tl.constexpr" : s);
+    params.push_back(options_.knobs.sizes == "static" && s != kStep ? s + ": tl.constexpr" : s);
     args.push_back(s);
   }
   for (size_t i = 0; i < extra_params.size(); ++i) {

@@ -70,9 +70,25 @@ struct WindowDim {
 
 // The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
 // order, and each node either stays an expression or writes a buffer through an emitter.
+// A loop the trace unrolled (loops.cpp): `steps` copies of a body of `length` nodes from node
+// `first` on; copy i reads input `over` at index i of dim `dim` (a select), and reads the copy
+// before's result at each offset of `carried` where the first copy reads the value mapped there.
+struct StepLoop {
+  int first = 0, length = 0, steps = 0;
+  ValueId over = -1;
+  int dim = 0;
+  std::map<int, ValueId> carried;
+};
+std::optional<StepLoop> find_step_loop(const Graph& g);
+// The solution's loop variable, a kernel argument that is no constexpr (one compile, not one
+// a step).
+inline constexpr const char* kStep = "step";
+
 class Lowering {
  public:
-  Lowering(const Graph& g, const CodegenOptions& options) : g_(g), options_(options) {
+  Lowering(const Graph& g, const CodegenOptions& options,
+           std::optional<StepLoop> loop = std::nullopt)
+      : g_(g), options_(options), loop_(std::move(loop)) {
     const std::string& layout = options.knobs.layout;
     nhwc_ = layout == "channels_last" || (layout == "auto" && prefers_channels_last());
   }
@@ -237,6 +253,11 @@ class Lowering {
   RunningStats running_stats(const Node& n);
   void indent_forward_since(size_t line);
 
+  // ---- loops.cpp: a loop the trace unrolled, lowered once inside a Python loop ----
+  void open_step_loop();
+  void close_step_loop();
+  bool reads_step(const Node& n) const;  // a select of the loop's input at the step
+
   // ---- emit_scan.cpp, emit_attention.cpp ----
   void lower_scan(const Node& n);
   // Attention by hand, (q @ k.transpose(-2, -1)) * scale, masked_fill(mask, -inf) or not, a
@@ -296,6 +317,9 @@ class Lowering {
 
   const Graph& g_;
   const CodegenOptions& options_;
+  std::optional<StepLoop> loop_;
+  size_t loop_from_ = 0;                    // the loop body's first forward line
+  std::map<ValueId, Buffer> outside_loop_;  // carried values, as held before the loop
   bool nhwc_ = false;  // convolutions run channels-last (the layout knob, or auto's choice)
   std::map<ValueId, Buffer> buffers_;
   std::map<ValueId, std::string> raw_;  // anchor results before their bias

@@ -39,6 +39,12 @@ void Lowering::lower_graph() {
 
   for (const Node& n : g_.nodes()) {
     current_node_ = static_cast<int>(&n - g_.nodes().data());
+    if (loop_) {  // a loop the trace unrolled: its first step, inside a Python loop
+      const int end = loop_->first + loop_->steps * loop_->length;
+      if (current_node_ == loop_->first) open_step_loop();
+      if (current_node_ == loop_->first + loop_->length) close_step_loop();
+      if (current_node_ >= loop_->first + loop_->length && current_node_ < end) continue;
+    }
     if (inside_attention_.count(current_node_)) continue;  // the attention kernel's work
     auto attention = attentions_.find(current_node_);
     if (attention != attentions_.end()) {

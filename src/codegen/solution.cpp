@@ -270,7 +270,17 @@ namespace drtriton {
 
 GeneratedSolution generate_solution(const Graph& graph, const CodegenOptions& options) {
   codegen::check_knobs(options.knobs);
-  return codegen::Lowering(graph, options).run();
+  std::optional<codegen::StepLoop> loop = codegen::find_step_loop(graph);
+  if (!loop) return codegen::Lowering(graph, options).run();
+  // The loop's length is read from its input at run time (`steps`), not fixed by the trace.
+  Graph rolled = graph;
+  const Value& over = graph.value(loop->over);
+  std::vector<std::string> dims = over.sym_shape;
+  if (dims.empty())
+    for (int64_t d : over.type.shape) dims.push_back(std::to_string(d));
+  dims[loop->dim] = "steps";
+  rolled.set_sym_shape(loop->over, dims);
+  return codegen::Lowering(rolled, options, loop).run();
 }
 
 }  // namespace drtriton
