@@ -10,6 +10,17 @@ namespace drtriton::codegen {
 
 namespace {
 
+// A select's dim, counted from the front.
+int select_dim(const Graph& g, const Node& select) {
+  const int64_t d = attr_int(select.attrs, "dim");
+  return static_cast<int>(d < 0 ? d + g.value(select.inputs[0]).type.rank() : d);
+}
+
+// The variable that holds the carried result at `offset` of the step.
+std::string carry_var(int offset) {
+  return "carry" + std::to_string(offset);
+}
+
 // Whether the copies of loop's body (from loop.first, loop.length nodes each) are one step
 // repeated: the same operators, attributes, types and modules; the selects of `over` reading
 // index i in copy i; every input either the same value in every copy, a value of the copy
@@ -28,9 +39,7 @@ bool one_step_repeated(const Graph& g, StepLoop& loop) {
     return std::pair<int, int>{(val.node - first) / length, (val.node - first) % length};
   };
   auto is_step_select = [&](const Node& n) {
-    if (n.op != Op::Select || n.inputs[0] != loop.over) return false;
-    int64_t d = attr_int(n.attrs, "dim");
-    return (d < 0 ? d + g.value(loop.over).type.rank() : d) == loop.dim;
+    return n.op == Op::Select && n.inputs[0] == loop.over && select_dim(g, n) == loop.dim;
   };
   std::set<ValueId> invariant;
   std::map<std::pair<int, size_t>, int> carried_from;  // (offset, input) -> offset, or -1
@@ -87,13 +96,6 @@ bool one_step_repeated(const Graph& g, StepLoop& loop) {
       if (!read_after(in)) return false;
   for (ValueId out : g.outputs())
     if (!read_after(out)) return false;
-  // Copy i reads the copy before only at the carried offsets.
-  for (int i = 1; i < steps; ++i)
-    for (int j = 0; j < length; ++j)
-      for (ValueId in : nodes[first + i * length + j].inputs) {
-        const auto [copy, offset] = copy_of(in);
-        if (copy == i - 1 && !loop.carried.count(offset)) return false;
-      }
   return true;
 }
 
@@ -106,9 +108,7 @@ std::optional<StepLoop> find_step_loop(const Graph& g) {
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
     const Node& n = nodes[i];
     if (n.op != Op::Select || g.value(n.inputs[0]).kind != ValueKind::Input) continue;
-    int64_t d = attr_int(n.attrs, "dim");
-    if (d < 0) d += g.value(n.inputs[0]).type.rank();
-    selects[{n.inputs[0], static_cast<int>(d)}].emplace(attr_int(n.attrs, "index"), i);
+    selects[{n.inputs[0], select_dim(g, n)}].emplace(attr_int(n.attrs, "index"), i);
   }
   for (const auto& [key, by_index] : selects) {
     const auto [over, dim] = key;
@@ -135,7 +135,7 @@ std::optional<StepLoop> find_step_loop(const Graph& g) {
 void Lowering::open_step_loop() {
   for (const auto& [offset, init] : loop_->carried) {
     if (!is_buffer(init)) materialize(init);
-    const std::string var = "carry" + std::to_string(offset);
+    const std::string var = carry_var(offset);
     forward_.push_back(var + " = " + buffers_.at(init).var);
     outside_loop_[init] = buffers_.at(init);
     buffers_[init] = {var, buffers_.at(init).written_by_kernel};
@@ -160,8 +160,7 @@ void Lowering::close_step_loop() {
       read_after = read_after || reader >= last + loop.length;
     if (!loop.carried.count(j) && !read_after) continue;
     if (!is_buffer(mine)) materialize(mine);
-    if (loop.carried.count(j))
-      forward_.push_back("carry" + std::to_string(j) + " = " + buffers_.at(mine).var);
+    if (loop.carried.count(j)) forward_.push_back(carry_var(j) + " = " + buffers_.at(mine).var);
   }
   indent_forward_since(loop_from_);
   for (const auto& [init, buffer] : outside_loop_) buffers_[init] = buffer;
@@ -171,7 +170,7 @@ void Lowering::close_step_loop() {
     const ValueId mine = g_.nodes()[loop.first + j].output,
                   final_value = g_.nodes()[last + j].output;
     if (loop.carried.count(j))
-      buffers_[final_value] = {"carry" + std::to_string(j), true};
+      buffers_[final_value] = {carry_var(j), true};
     else if (is_buffer(mine))
       buffers_[final_value] = buffers_.at(mine);
   }
@@ -179,11 +178,8 @@ void Lowering::close_step_loop() {
 
 bool Lowering::reads_step(const Node& n) const {
   const int at = static_cast<int>(&n - g_.nodes().data());
-  if (!loop_ || n.op != Op::Select || n.inputs[0] != loop_->over || at < loop_->first ||
-      at >= loop_->first + loop_->length)
-    return false;
-  int64_t d = attr_int(n.attrs, "dim");
-  return (d < 0 ? d + g_.value(n.inputs[0]).type.rank() : d) == loop_->dim;
+  return loop_ && n.op == Op::Select && n.inputs[0] == loop_->over && at >= loop_->first &&
+         at < loop_->first + loop_->length && select_dim(g_, n) == loop_->dim;
 }
 
 }  // namespace drtriton::codegen
