@@ -22,8 +22,11 @@ import math
 import os
 import re
 import statistics
+import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from drtriton.verifier import DEGENERATE_FLAGS  # noqa: E402
 
 
 def geomean(xs):
@@ -56,9 +59,9 @@ def bench_verdicts(path):
     return rows
 
 
-# The verifier's flags of a program whose verdict says nothing of its kernels' speed (drtriton
-# bench's `degenerate`): never counted as a win.
-DEGENERATE = {"degenerate", "task_output_constant", "random_in_eval_mode", "eval_mode_forced_by_dropout"}
+# Flags of a program whose verdict says nothing of its kernels' speed, the verifier's and drtriton
+# bench's `degenerate`: never counted as a win.
+DEGENERATE = DEGENERATE_FLAGS | {"degenerate"}
 
 
 def degenerate(v):

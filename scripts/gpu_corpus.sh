@@ -72,9 +72,9 @@ WARM = os.environ.get("CORPUS_WARM", "0") == "1"
 WORKERS = os.environ.get("CORPUS_WORKERS", "")  # the service's workers a GPU; empty: its default
 COMPILE = os.environ.get("CORPUS_COMPILE", "0") == "1"  # time torch.compile too (slow: Inductor compiles each)
 KNOBS = [arg for knob in os.environ.get("CORPUS_KNOBS", "").split() for arg in ("--knob", knob)]
-DEGENERATE = {"task_output_constant", "random_in_eval_mode", "eval_mode_forced_by_dropout"}
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from drtriton import ceilings  # noqa: E402
+from drtriton.verifier import DEGENERATE_FLAGS as DEGENERATE  # noqa: E402
 from drtriton.service_client import Service  # noqa: E402
 
 sys.path.insert(0, CORPUS)

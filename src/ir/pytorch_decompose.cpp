@@ -1032,6 +1032,53 @@ const std::map<std::string, Rule>& rules() {
       {"aten::adaptive_max_pool1d", adaptive_max_pool},
       {"aten::adaptive_max_pool2d", adaptive_max_pool},
       {"aten::adaptive_max_pool3d", adaptive_max_pool},
+      {"aten::outer",  // a[i] * b[j]: a column times a row
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.op("mul", {c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{1}}}),
+                             c.op("unsqueeze", {in.at(1)}, {{"dim", int64_t{0}}})});
+       }},
+      {"aten::diff",  // x[1:] - x[:-1] along dim, n times
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         for (const char* edge : {"prepend", "append"})
+           if (args.count(edge) && !args.at(edge).is_null())
+             throw IrError(std::string("diff with ") + edge + " is not supported");
+         int64_t n = args.count("n") ? args.at("n").get<int64_t>() : 1;
+         int64_t dim = args.count("dim") ? args.at("dim").get<int64_t>() : -1;
+         if (n < 1) throw IrError("diff with n = " + std::to_string(n) + " is not supported");
+         ValueId x = in.at(0);
+         for (int64_t k = 0; k < n; ++k) {
+           ValueId later = c.op(
+               "slice", {x},
+               {{"dim", dim}, {"start", int64_t{1}}, {"end", std::numeric_limits<int64_t>::max()}});
+           ValueId earlier =
+               c.op("slice", {x}, {{"dim", dim}, {"start", int64_t{0}}, {"end", int64_t{-1}}});
+           x = c.op("sub", {later, earlier});
+         }
+         return x;
+       }},
+      {"aten::logit",  // log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         ValueId z = in.at(0);
+         if (args.count("eps") && !args.at("eps").is_null()) {
+           double eps = args.at("eps").get<double>();
+           z = c.op("clamp", {z}, {{"min", eps}, {"max", 1.0 - eps}});
+         }
+         return c.op("log", {c.op("div", {z, c.scalar("rsub_scalar", z, 1.0)})});
+       }},
+      {"aten::heaviside",  // values where x == 0, else 1 above zero and 0 below
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0);
+         ValueId step =
+             c.op("where", {c.scalar("gt_scalar", x, 0.0), c.constant(1, x), c.constant(0, x)});
+         return c.op("where", {c.scalar("eq_scalar", x, 0.0), in.at(1), step});
+       }},
+      {"aten::rrelu",  // in eval mode the slope is fixed: (lower + upper) / 2
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         if (args.count("training") && args.at("training") == true)
+           throw IrError("rrelu in training mode (a random slope per element) is not supported");
+         double slope = (number(args, "lower", 1.0 / 8) + number(args, "upper", 1.0 / 3)) / 2;
+         return c.op("leaky_relu", {in.at(0)}, {{"negative_slope", slope}});
+       }},
       {"aten::linalg_norm",  // the Frobenius (2-) norm over dim, or over everything
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          ValueId x = in.at(0);

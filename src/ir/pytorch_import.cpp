@@ -311,6 +311,22 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
     if (to != from) c.consts["dtype"] = to;
     return;
   }
+  if (t ==
+      "aten::narrow") {  // x.narrow(dim, start, length): a slice (start may count from the end)
+    if (!c.consts.count("start") || !c.consts["start"].is_number_integer() ||
+        !c.consts.count("length") || !c.consts["length"].is_number_integer())
+      throw Unsupported("narrow with a start or length computed from tensors");
+    int64_t start = c.consts["start"].get<int64_t>(), length = c.consts["length"].get<int64_t>();
+    int64_t end =
+        start < 0 && start + length == 0 ? std::numeric_limits<int64_t>::max() : start + length;
+    c.target = "aten::slice";
+    c.consts = {{"dim", c.consts.count("dim") ? c.consts["dim"] : json(0)},
+                {"start", start},
+                {"end", end},
+                {"step", 1}};
+    c.defaults.clear();
+    return;
+  }
   if (t == "aten::index") {  // x[idx] (indices [idx]: a ref) or x[:, idx] ([null, idx])
     int64_t dim = 0;
     if (c.consts.count("indices")) {

@@ -14,3 +14,9 @@ lines; this package is what a worker runs to judge one candidate:
     judge          the stages in order, and the verdict
     client         a Python client of the worker protocol (tests, bench/verify_gpu.py)
 """
+
+# The flags of a verdict that says nothing of its kernels' speed: the output does not depend on
+# the inputs, or the task is random where it could not be judged (in eval mode too, or only eval
+# mode was judged). Reports count such programs apart, never as wins (`drtriton bench`'s
+# degenerate_reason in src/cli/bench_commands.cpp reads the same three).
+DEGENERATE_FLAGS = frozenset({"task_output_constant", "random_in_eval_mode", "eval_mode_forced_by_dropout"})

@@ -547,7 +547,9 @@ class _Judgement:
             return  # get_inputs() fails: the sets' draw says so
         state = inputs_mod.nbytes(list(self.state.values()))
         estimate = PEAK_PER_BYTE * (inputs + outputs + largest) + 3 * state
+        t0 = time.perf_counter()
         parts = gate.need(estimate)
+        self.v["seconds"]["memory_wait"] = time.perf_counter() - t0  # within load's time
         self.v["checks"]["gpu_memory"] = {"input_bytes": inputs, "output_bytes": outputs,
                                           "largest_bytes": largest, "estimate_bytes": estimate,
                                           "parts": f"{parts}/{len(gate.parts)}"}
@@ -1349,7 +1351,9 @@ def judge(ctx, task_src, cand_src, options, workdir):
     if gate is None:
         return _released(ctx, _judge_once(ctx, task_src, cand_src, options, workdir))
     ooms = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0)
+    t0 = time.perf_counter()
     gate.enter()
+    entered_s = time.perf_counter() - t0  # before any stage: the turnstile, one part
     try:
         verdict = _judged_on_gpu(ctx, task_src, cand_src, options, workdir)
         ran_out = torch.cuda.memory_stats(ctx.device).get("num_ooms", 0) > ooms
@@ -1360,6 +1364,8 @@ def judge(ctx, task_src, cand_src, options, workdir):
             verdict["flags"].append("judged_alone_after_out_of_memory")
     finally:
         gate.leave()
+    waits = verdict["seconds"]
+    waits["memory_wait"] = round(waits.get("memory_wait", 0.0) + entered_s, 4)
     return verdict
 
 
