@@ -366,6 +366,32 @@ ValueId diagonal(Composer& c, ValueId x, int64_t offset, int64_t dim1, int64_t d
   return d;
 }
 
+// One step of a recurrent cell (`kind`: "gru" for nn.GRUCell, "tanh" or "relu" for nn.RNNCell)
+// on input x and hidden state h, with weights w_ih [G*H, I] and w_hh [G*H, H] and optional
+// biases: the two products, then the gates as PyTorch's cells compute them (a GRU's new state
+// is n + z * (h - n)).
+ValueId recurrent_cell_step(Composer& c, const std::string& kind, const std::vector<ValueId>& in) {
+  if (in.size() != 4 && in.size() != 6)
+    throw IrError(kind + " cell with one bias and not the other is not supported");
+  auto product = [&](ValueId v, ValueId w, int bias) {
+    ValueId wt = c.op("transpose", {w}, {{"dim0", int64_t{0}}, {"dim1", int64_t{1}}});
+    ValueId y = c.op("matmul", {v, wt});
+    return in.size() == 6 ? c.op("add", {y, in[bias]}) : y;
+  };
+  ValueId x = in.at(0), h = in.at(1);
+  ValueId gi = product(x, in.at(2), 4), gh = product(h, in.at(3), 5);
+  if (kind != "gru") return c.op(kind.c_str(), {c.op("add", {gi, gh})});
+  const int64_t hidden = c.size(in.at(3), 1);
+  auto gate = [&](ValueId g, int64_t k) {
+    return c.op("slice", {g},
+                {{"dim", int64_t{1}}, {"start", k * hidden}, {"end", (k + 1) * hidden}});
+  };
+  ValueId r = c.op("sigmoid", {c.op("add", {gate(gi, 0), gate(gh, 0)})});
+  ValueId z = c.op("sigmoid", {c.op("add", {gate(gi, 1), gate(gh, 1)})});
+  ValueId n = c.op("tanh", {c.op("add", {gate(gi, 2), c.op("mul", {gate(gh, 2), r})})});
+  return c.op("add", {n, c.op("mul", {z, c.op("sub", {h, n})})});
+}
+
 // torch.cdist: the p-norm of x1's row i minus x2's row j, over the last dim, for every pair
 // (batch dims broadcast); each difference is an expression inside the reduction's kernel.
 ValueId cdist(Composer& c, ValueId x1, ValueId x2, double p) {
@@ -581,6 +607,11 @@ const std::map<std::string, Rule>& rules() {
   static const Rule cdist_rule = [](Composer& c, const std::vector<ValueId>& in,
                                     const std::map<std::string, json>& args) {
     return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
+  };
+  static const auto cell = [](const char* kind) -> Rule {
+    return [kind](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+      return recurrent_cell_step(c, kind, in);
+    };
   };
   static const std::map<std::string, Rule> table = {
       {"aten::mse_loss",
@@ -1079,6 +1110,9 @@ const std::map<std::string, Rule>& rules() {
          double slope = (number(args, "lower", 1.0 / 8) + number(args, "upper", 1.0 / 3)) / 2;
          return c.op("leaky_relu", {in.at(0)}, {{"negative_slope", slope}});
        }},
+      {"aten::gru_cell", cell("gru")},  // nn.GRUCell and nn.RNNCell: one step each
+      {"aten::rnn_tanh_cell", cell("tanh")},
+      {"aten::rnn_relu_cell", cell("relu")},
       {"aten::linalg_norm",  // the Frobenius (2-) norm over dim, or over everything
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          ValueId x = in.at(0);
