@@ -311,8 +311,8 @@ void canonicalize(Call& c, const std::map<std::string, TensorType>& types) {
     if (to != from) c.consts["dtype"] = to;
     return;
   }
-  if (t ==
-      "aten::narrow") {  // x.narrow(dim, start, length): a slice (start may count from the end)
+  // x.narrow(dim, start, length): a slice (a negative start counts from the end)
+  if (t == "aten::narrow") {
     if (!c.consts.count("start") || !c.consts["start"].is_number_integer() ||
         !c.consts.count("length") || !c.consts["length"].is_number_integer())
       throw Unsupported("narrow with a start or length computed from tensors");
