@@ -16,6 +16,11 @@ int select_dim(const Graph& g, const Node& select) {
   return static_cast<int>(d < 0 ? d + g.value(select.inputs[0]).type.rank() : d);
 }
 
+// Whether n reads the loop's input along its dim (at some index): a step's select.
+bool selects_step(const Graph& g, const StepLoop& loop, const Node& n) {
+  return n.op == Op::Select && n.inputs[0] == loop.over && select_dim(g, n) == loop.dim;
+}
+
 // The variable that holds the carried result at `offset` of the step.
 std::string carry_var(int offset) {
   return "carry" + std::to_string(offset);
@@ -38,9 +43,6 @@ bool one_step_repeated(const Graph& g, StepLoop& loop) {
       return std::pair<int, int>{-1, -1};
     return std::pair<int, int>{(val.node - first) / length, (val.node - first) % length};
   };
-  auto is_step_select = [&](const Node& n) {
-    return n.op == Op::Select && n.inputs[0] == loop.over && select_dim(g, n) == loop.dim;
-  };
   std::set<ValueId> invariant;
   std::map<std::pair<int, size_t>, int> carried_from;  // (offset, input) -> offset, or -1
   for (int j = 0; j < length; ++j) {
@@ -53,8 +55,8 @@ bool one_step_repeated(const Graph& g, StepLoop& loop) {
       if (b.op != a.op || b.module != a.module || b.sym_attrs != a.sym_attrs ||
           b.inputs.size() != a.inputs.size() || !(g.value(b.output).type == g.value(a.output).type))
         return false;
-      if (is_step_select(a)) {
-        if (!is_step_select(b) || attr_int(a.attrs, "index") != 0 ||
+      if (selects_step(g, loop, a)) {
+        if (!selects_step(g, loop, b) || attr_int(a.attrs, "index") != 0 ||
             attr_int(b.attrs, "index") != i)
           return false;
       } else if (b.attrs != a.attrs) {
@@ -178,8 +180,8 @@ void Lowering::close_step_loop() {
 
 bool Lowering::reads_step(const Node& n) const {
   const int at = static_cast<int>(&n - g_.nodes().data());
-  return loop_ && n.op == Op::Select && n.inputs[0] == loop_->over && at >= loop_->first &&
-         at < loop_->first + loop_->length && select_dim(g_, n) == loop_->dim;
+  return loop_ && at >= loop_->first && at < loop_->first + loop_->length &&
+         selects_step(g_, *loop_, n);
 }
 
 }  // namespace drtriton::codegen

@@ -68,8 +68,6 @@ struct WindowDim {
   int64_t first_inside = 0, last_inside = -1;
 };
 
-// The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
-// order, and each node either stays an expression or writes a buffer through an emitter.
 // A loop the trace unrolled (loops.cpp): `steps` copies of a body of `length` nodes from node
 // `first` on; copy i reads input `over` at index i of dim `dim` (a select), and reads the copy
 // before's result at each offset of `carried` where the first copy reads the value mapped there.
@@ -84,6 +82,8 @@ std::optional<StepLoop> find_step_loop(const Graph& g);
 // a step).
 inline constexpr const char* kStep = "step";
 
+// The lowering's state and steps. One Lowering lowers one graph: run() walks the nodes in
+// order, and each node either stays an expression or writes a buffer through an emitter.
 class Lowering {
  public:
   Lowering(const Graph& g, const CodegenOptions& options,
