@@ -84,6 +84,23 @@ def test_verdicts_with_and_without_the_task_cache_are_the_same(cold, warm):
     assert uses.count("new") == entries and uses.count("hit") == len(COMPARED) - entries
 
 
+def test_sets_drawn_again_at_each_use_judge_as_kept_ones(tmp_path_factory, cold):
+    """A GPU-sized set is not kept but drawn again where it is used: a worker that keeps no
+    set (and no task cache) gives the verdicts of one that keeps them, varied sizes included
+    (a draw again while the task's sizes are varied is refused as the candidate's doing)."""
+    redrawn = _worker(tmp_path_factory, "redrawn", {**OFF, "DRTRITON_INPUT_KEEP_MB": "0"})
+    try:
+        cases = [c for c in COMPARED if c.expect.outcome == "passed"][:4]
+        assert len(cases) == 4
+        for case in cases:
+            kept, drawn = judge(cold, case), judge(redrawn, case)
+            assert drawn["passed"], (case.name, drawn["reason"])
+            assert drawn["checks"]["shape_variation"], case.name  # the sizes did vary
+            assert judgement(drawn) == judgement(kept), case.name
+    finally:
+        redrawn.close()
+
+
 def test_the_reference_timing_is_measured_once_per_task(warm):
     case = BY_NAME["honest_linear_gelu"]
     first, second = judge(warm, case, seed=77), judge(warm, case, seed=77)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -202,7 +203,7 @@ class InputSets:
     worker never holds nine copies of a GPU-sized input. A draw again must match the first
     one's fingerprint (shapes, dtypes and float64 sums), else InputsChanged."""
 
-    KEEP_BYTES = 64 << 20
+    KEEP_BYTES = int(float(os.environ.get("DRTRITON_INPUT_KEEP_MB", "64")) * 2**20)
 
     def __init__(self, task_module, seeds, device, before_redraw=None):
         """`before_redraw`: called before each draw again, to raise InputsChanged where what
@@ -231,9 +232,21 @@ class InputSets:
                                 f"were changed at run time")
         return values
 
+    def shapes(self, index):
+        """The shapes of set `index`, from its first draw's fingerprint (never drawn again:
+        the judge asks while the task's sizes are varied)."""
+        return [shape for shape, _, _ in self.prints[index]]
+
     def materialized(self, device="cpu"):
         """Every set as a list on `device` (for the task cache)."""
         return [map_tensors(self[i], lambda t: t.to(device)) for i in range(len(self))]
+
+
+def set_shapes(sets, index):
+    """The shapes of input set `index` of an InputSets or of the task cache's list of sets."""
+    if isinstance(sets, InputSets):
+        return sets.shapes(index)
+    return [tuple(t.shape) for t in tensors_of(sets[index])]
 
 
 def _fingerprint(values):

@@ -814,8 +814,7 @@ class _Judgement:
         if f.error is not None:
             raise Reject("correct", f"forward failed {where}: " + describe(f.error, self.cand_path),
                          detail=_exception_detail(f.error))
-        shapes = lambda values: [t.shape for t in inputs_mod.tensors_of(values)]  # noqa: E731
-        resized = shapes(saved) != shapes(self.sets[1])
+        resized = [tuple(t.shape) for t in inputs_mod.tensors_of(saved)] != inputs_mod.set_shapes(self.sets, 1)
         self.check_forward(f, "correct", where, values=saved if resized else None)
         out = f.out
         try:
