@@ -85,7 +85,10 @@ activations `log_sigmoid`, `hardshrink`, `softshrink`, `threshold`, `celu` and `
 no module owns, `torch.where` with a number for either value, `log1p` and `expm1` (in forms
 exact near 0), `sinh`, `cosh`, `log2`, `log10`, `isnan`, `isinf`, `any` and `all`, binary
 cross entropy, the cosine embedding loss, `adaptive_avg_pool1d`, `narrow` (a slice), `outer`, `diff`,
-`logit`, `heaviside`, `rrelu` in eval mode, and one step of `nn.GRUCell` or `nn.RNNCell`. Anything else that has no drtriton form
+`logit`, `heaviside`, `rrelu` in eval mode, one step of `nn.GRUCell` or `nn.RNNCell`, and the
+inverse trigonometric and hyperbolic functions with `tan` (`atan` as Cephes' polynomial,
+`atan2` with its signed zeros, `asin`, `acos`, `asinh`, `acosh`, `atanh` through `atan` and
+`log1p`). Anything else that has no drtriton form
 is reported by `drtriton import` with its source line; it is never dropped.
 """
 

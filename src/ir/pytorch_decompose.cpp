@@ -580,6 +580,80 @@ ValueId expm1(Composer& c, ValueId x) {
   return c.op("where", {c.scalar("gt_scalar", x, 50.0), u, r});
 }
 
+// x < 0, or x is -0 (whose reciprocal is -inf): the sign atan2 reads, as IEEE's signbit.
+ValueId sign_bit(Composer& c, ValueId x) {
+  ValueId zero = c.scalar("eq_scalar", x, 0.0);
+  return c.scalar("lt_scalar", c.op("where", {zero, c.op("reciprocal", {x}), x}), 0.0);
+}
+
+// atan(x), Cephes' single-precision form (2 ulps): |x| is brought into [0, tan(pi/8)] through
+// atan(x) = pi/2 - atan(1/x) above tan(3pi/8) and pi/4 + atan((x-1)/(x+1)) above tan(pi/8),
+// where an odd polynomial of degree 9 holds.
+ValueId atan(Composer& c, ValueId x) {
+  const double pi = 3.141592653589793;
+  ValueId ax = c.op("abs", {x});
+  ValueId big = c.scalar("gt_scalar", ax, 2.414213562373095);
+  ValueId mid = c.scalar("gt_scalar", ax, 0.41421356237309503);
+  ValueId reduced = c.op("div", {c.scalar("sub_scalar", ax, 1.0), c.scalar("add_scalar", ax, 1.0)});
+  ValueId t = c.op("where", {mid, reduced, ax});
+  t = c.op("where", {big, c.op("neg", {c.op("reciprocal", {ax})}), t});
+  ValueId base = c.op("where", {mid, c.constant(pi / 4, x), c.constant(0.0, x)});
+  base = c.op("where", {big, c.constant(pi / 2, x), base});
+  ValueId z = c.op("square", {t});
+  ValueId p =
+      c.scalar("add_scalar", c.scalar("mul_scalar", z, 8.05374449538e-2), -1.38776856032e-1);
+  p = c.scalar("add_scalar", c.op("mul", {p, z}), 1.99777106478e-1);
+  p = c.scalar("add_scalar", c.op("mul", {p, z}), -3.33329491539e-1);
+  p = c.op("add", {c.op("mul", {c.op("mul", {p, z}), t}), t});
+  ValueId r = c.op("add", {base, p});
+  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+}
+
+// atan2(y, x) from atan of the smaller magnitude over the larger (at most 1), then the
+// octant; both zero is 0 (pi where x is negative), both infinite pi/4 (3pi/4).
+ValueId atan2(Composer& c, ValueId y, ValueId x) {
+  const double pi = 3.141592653589793;
+  ValueId ay = c.op("abs", {y}), ax = c.op("abs", {x});
+  ValueId steep = c.op("gt", {ay, ax});
+  ValueId r =
+      atan(c, c.op("div", {c.op("where", {steep, ax, ay}), c.op("where", {steep, ay, ax})}));
+  r = c.op("where", {steep, c.scalar("rsub_scalar", r, pi / 2), r});
+  r = c.op("where", {c.op("eq", {ay, ax}), c.constant(pi / 4, r), r});
+  ValueId zeros = c.op("where", {c.scalar("eq_scalar", ay, 0.0), c.constant(0.0, r), r});
+  r = c.op("where", {c.scalar("eq_scalar", ax, 0.0), zeros, r});
+  r = c.op("where", {sign_bit(c, x), c.scalar("rsub_scalar", r, pi), r});
+  return c.op("where", {sign_bit(c, y), c.op("neg", {r}), r});
+}
+
+// The inverse hyperbolic functions through log1p, exact near 0 where log(x + ...) cancels; past
+// 1e18 (x^2 would overflow float32) through log(2x).
+ValueId asinh(Composer& c, ValueId x) {
+  ValueId ax = c.op("abs", {x});
+  ValueId ax2 = c.op("square", {ax});
+  ValueId root = c.scalar("add_scalar", c.op("sqrt", {c.scalar("add_scalar", ax2, 1.0)}), 1.0);
+  ValueId r = log1p(c, c.op("add", {ax, c.op("div", {ax2, root})}));
+  ValueId huge = c.scalar("add_scalar", c.op("log", {ax}), std::log(2.0));
+  r = c.op("where", {c.scalar("gt_scalar", ax, 1e18), huge, r});
+  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+}
+
+// log1p(t + sqrt(t) sqrt(t + 2)), t = x - 1 (exact for x near 1): NaN below 1, as PyTorch's.
+ValueId acosh(Composer& c, ValueId x) {
+  ValueId t = c.scalar("sub_scalar", x, 1.0);
+  ValueId root = c.op("mul", {c.op("sqrt", {t}), c.op("sqrt", {c.scalar("add_scalar", t, 2.0)})});
+  ValueId r = log1p(c, c.op("add", {t, root}));
+  ValueId huge = c.scalar("add_scalar", c.op("log", {x}), std::log(2.0));
+  return c.op("where", {c.scalar("gt_scalar", x, 1e18), huge, r});
+}
+
+// log1p(2|x| / (1 - |x|)) / 2 with x's sign: infinite at 1, NaN past it.
+ValueId atanh(Composer& c, ValueId x) {
+  ValueId ax = c.op("abs", {x});
+  ValueId ratio = c.op("div", {c.scalar("mul_scalar", ax, 2.0), c.scalar("rsub_scalar", ax, 1.0)});
+  ValueId r = c.scalar("mul_scalar", log1p(c, ratio), 0.5);
+  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+}
+
 // any / all over dim (or everything): the maximum / minimum of the values as 0 and 1.
 ValueId any_all(Composer& c, const std::vector<ValueId>& in,
                 const std::map<std::string, json>& args, bool any) {
@@ -607,6 +681,10 @@ const std::map<std::string, Rule>& rules() {
   static const Rule cdist_rule = [](Composer& c, const std::vector<ValueId>& in,
                                     const std::map<std::string, json>& args) {
     return cdist(c, in.at(0), in.at(1), number(args, "p", 2.0));
+  };
+  static const auto unary = [](ValueId (*composed)(Composer&, ValueId)) -> Rule {
+    return [composed](Composer& c, const std::vector<ValueId>& in,
+                      const std::map<std::string, json>&) { return composed(c, in.at(0)); };
   };
   static const auto cell = [](const char* kind) -> Rule {
     return [kind](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
@@ -980,10 +1058,35 @@ const std::map<std::string, Rule>& rules() {
          r = c.op("where", {c.scalar("eq_scalar", y, 0.0), one, r});
          return c.op("where", {c.scalar("eq_scalar", x, 1.0), one, r});
        }},
-      {"aten::log1p", [](Composer& c, const std::vector<ValueId>& in,
-                         const std::map<std::string, json>&) { return log1p(c, in.at(0)); }},
-      {"aten::expm1", [](Composer& c, const std::vector<ValueId>& in,
-                         const std::map<std::string, json>&) { return expm1(c, in.at(0)); }},
+      {"aten::log1p", unary(log1p)},
+      {"aten::expm1", unary(expm1)},
+      {"aten::atan", unary(atan)},
+      {"aten::atan2",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return atan2(c, in.at(0), in.at(1));
+       }},
+      {"aten::asin",  // atan(x / sqrt((1 - x)(1 + x))): +-pi/2 at +-1, NaN past them
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0);
+         ValueId cos =
+             c.op("sqrt",
+                  {c.op("mul", {c.scalar("rsub_scalar", x, 1.0), c.scalar("add_scalar", x, 1.0)})});
+         return atan(c, c.op("div", {x, cos}));
+       }},
+      {"aten::acos",  // 2 atan(sqrt((1 - x) / (1 + x))): exact near 1, pi at -1
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         ValueId x = in.at(0);
+         ValueId ratio =
+             c.op("div", {c.scalar("rsub_scalar", x, 1.0), c.scalar("add_scalar", x, 1.0)});
+         return c.scalar("mul_scalar", atan(c, c.op("sqrt", {ratio})), 2.0);
+       }},
+      {"aten::tan",
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         return c.op("div", {c.op("sin", {in.at(0)}), c.op("cos", {in.at(0)})});
+       }},
+      {"aten::asinh", unary(asinh)},
+      {"aten::acosh", unary(acosh)},
+      {"aten::atanh", unary(atanh)},
       {"aten::sinh",  // (expm1(x) - expm1(-x)) / 2: no cancellation near 0
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
          ValueId x = in.at(0);
