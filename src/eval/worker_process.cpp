@@ -76,8 +76,8 @@ std::vector<std::string> worker_environment(const WorkerSpec& spec) {
 bool worker_env_allowed(const std::string& name) {
   for (const char* exact :
        {"PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "LANG", "OMP_NUM_THREADS",
-        "DRTRITON_TASK_CACHE_MB", "DRTRITON_QUIET_TIMING", "DRTRITON_PRECOMPILE",
-        "DRTRITON_STEADY_RUNS", "PYTORCH_CUDA_ALLOC_CONF"}) {
+        "DRTRITON_TASK_CACHE_MB", "DRTRITON_INPUT_KEEP_MB", "DRTRITON_QUIET_TIMING",
+        "DRTRITON_PRECOMPILE", "DRTRITON_STEADY_RUNS", "PYTORCH_CUDA_ALLOC_CONF"}) {
     if (name == exact) return true;
   }
   for (const char* prefix : {"LC_", "CUDA_", "NVIDIA_", "TRITON_", "DRTRITON_TEST_"}) {

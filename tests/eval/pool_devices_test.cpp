@@ -15,9 +15,10 @@ using Devices = std::vector<std::string>;
 // What of the service's environment reaches a worker: what Python, CUDA and Triton need and
 // the verifier's settings, never anything else (a secret in the service's environment).
 TEST(WorkerEnvironment, PassesTheVerifiersSettingsAndNoOthers) {
-  for (const char* name : {"PATH", "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "TRITON_INTERPRET",
-                           "DRTRITON_TASK_CACHE_MB", "DRTRITON_QUIET_TIMING", "DRTRITON_PRECOMPILE",
-                           "DRTRITON_STEADY_RUNS", "DRTRITON_TEST_X", "PYTORCH_CUDA_ALLOC_CONF"})
+  for (const char* name :
+       {"PATH", "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "TRITON_INTERPRET", "DRTRITON_TASK_CACHE_MB",
+        "DRTRITON_INPUT_KEEP_MB", "DRTRITON_QUIET_TIMING", "DRTRITON_PRECOMPILE",
+        "DRTRITON_STEADY_RUNS", "DRTRITON_TEST_X", "PYTORCH_CUDA_ALLOC_CONF"})
     EXPECT_TRUE(worker_env_allowed(name)) << name;
   for (const char* name : {"HOME", "AWS_SECRET_ACCESS_KEY", "DRTRITON_GPU_LOCK", "OPENAI_API_KEY"})
     EXPECT_FALSE(worker_env_allowed(name)) << name;
