@@ -29,7 +29,8 @@ struct WorkerSpec {
 // CUDA and the locale need (PATH, LD_LIBRARY_PATH, PYTHONPATH, LANG, LC_*, CUDA_*, NVIDIA_*,
 // OMP_NUM_THREADS, TRITON_*, PYTORCH_CUDA_ALLOC_CONF: how torch's allocator caches GPU
 // memory), the verifier's own settings (DRTRITON_TASK_CACHE_MB, DRTRITON_INPUT_KEEP_MB,
-// DRTRITON_QUIET_TIMING, DRTRITON_PRECOMPILE, DRTRITON_STEADY_RUNS) and the test-only DRTRITON_TEST_*; nothing else.
+// DRTRITON_QUIET_TIMING, DRTRITON_PRECOMPILE, DRTRITON_STEADY_RUNS) and the test-only
+// DRTRITON_TEST_*; nothing else.
 bool worker_env_allowed(const std::string& name);
 
 enum class ReadStatus { kLine, kTimeout, kEof };

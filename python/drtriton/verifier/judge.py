@@ -814,7 +814,9 @@ class _Judgement:
         if f.error is not None:
             raise Reject("correct", f"forward failed {where}: " + describe(f.error, self.cand_path),
                          detail=_exception_detail(f.error))
-        resized = [tuple(t.shape) for t in inputs_mod.tensors_of(saved)] != inputs_mod.set_shapes(self.sets, 1)
+        # set 1's shapes from its first draw: a draw again here, while the sizes may be varied, is refused
+        shapes = [tuple(t.shape) for t in inputs_mod.tensors_of(saved)]
+        resized = shapes != inputs_mod.set_shapes(self.sets, 1)
         self.check_forward(f, "correct", where, values=saved if resized else None)
         out = f.out
         try:
