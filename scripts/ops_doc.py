@@ -90,7 +90,7 @@ inverse trigonometric and hyperbolic functions with `tan` (`atan` as Cephes' pol
 `atan2` with its signed zeros, `asin`, `acos`, `asinh`, `acosh`, `atanh` through `atan` and
 `log1p`). Anything else that has no drtriton form
 is reported by `drtriton import` with its source line; it is never dropped. So is a forward
-that writes its module's state in place (`self.avg.mul_(0.9)`, a buffer's `copy_`): the
+that writes its module's buffers in place (`self.avg.mul_(0.9)`, a buffer's `copy_`): the
 graph computes values, and only the norms that track running statistics update theirs.
 """
 

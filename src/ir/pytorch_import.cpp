@@ -1172,17 +1172,19 @@ Graph import_traced(const json& traced) {
     }
   }
 
-  // Writes to the module's state (self.avg.mul_(0.9), a buffer's copy_) would be lost: the
+  // Writes to the module's buffers (self.avg.mul_(0.9), a buffer's copy_) would be lost: the
   // graph computes values, and only the modules that are our operators (the norms' running
-  // statistics) write their own state. detach_ changes no value (torch.tensor(c) in forward
-  // is a constant detached in place).
+  // statistics) write their own state; the verifier compares buffers after a forward, so
+  // such a solution would be rejected (detach_ changes no value). Parameters are not
+  // compared: an in-place clamp of a weight (the same each call) is left to the verifier.
   std::set<std::string> written;
   for (const json& m : traced.value("mutations", json::array())) {
     auto at = index_of.find(text_of(m, "ref"));
-    if (text_of(m, "kind") == "user_input" || at == index_of.end() || group_of.count(at->second) ||
+    if (text_of(m, "kind") != "buffer" || at == index_of.end() || group_of.count(at->second) ||
         calls[at->second].target == "aten::detach_" || !written.insert(text_of(m, "target")).second)
       continue;
-    errors.push_back(place(nodes[at->second]) + ": writes the module's " + text_of(m, "target") +
+    errors.push_back(place(nodes[at->second]) + ": writes the module's buffer " +
+                     text_of(m, "target") +
                      ", a state kept across calls, which drtriton does not compile");
   }
 
