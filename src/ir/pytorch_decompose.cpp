@@ -580,6 +580,13 @@ ValueId expm1(Composer& c, ValueId x) {
   return c.op("where", {c.scalar("gt_scalar", x, 50.0), u, r});
 }
 
+constexpr double kPi = 3.141592653589793;
+
+// r with the sign of x, for the odd functions that compute r from |x|.
+ValueId with_sign_of(Composer& c, ValueId r, ValueId x) {
+  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+}
+
 // x < 0, or x is -0 (whose reciprocal is -inf): the sign atan2 reads, as IEEE's signbit.
 ValueId sign_bit(Composer& c, ValueId x) {
   ValueId zero = c.scalar("eq_scalar", x, 0.0);
@@ -590,15 +597,14 @@ ValueId sign_bit(Composer& c, ValueId x) {
 // atan(x) = pi/2 - atan(1/x) above tan(3pi/8) and pi/4 + atan((x-1)/(x+1)) above tan(pi/8),
 // where an odd polynomial of degree 9 holds.
 ValueId atan(Composer& c, ValueId x) {
-  const double pi = 3.141592653589793;
   ValueId ax = c.op("abs", {x});
   ValueId big = c.scalar("gt_scalar", ax, 2.414213562373095);
   ValueId mid = c.scalar("gt_scalar", ax, 0.41421356237309503);
   ValueId reduced = c.op("div", {c.scalar("sub_scalar", ax, 1.0), c.scalar("add_scalar", ax, 1.0)});
   ValueId t = c.op("where", {mid, reduced, ax});
   t = c.op("where", {big, c.op("neg", {c.op("reciprocal", {ax})}), t});
-  ValueId base = c.op("where", {mid, c.constant(pi / 4, x), c.constant(0.0, x)});
-  base = c.op("where", {big, c.constant(pi / 2, x), base});
+  ValueId base = c.op("where", {mid, c.constant(kPi / 4, x), c.constant(0.0, x)});
+  base = c.op("where", {big, c.constant(kPi / 2, x), base});
   ValueId z = c.op("square", {t});
   ValueId p =
       c.scalar("add_scalar", c.scalar("mul_scalar", z, 8.05374449538e-2), -1.38776856032e-1);
@@ -606,22 +612,21 @@ ValueId atan(Composer& c, ValueId x) {
   p = c.scalar("add_scalar", c.op("mul", {p, z}), -3.33329491539e-1);
   p = c.op("add", {c.op("mul", {c.op("mul", {p, z}), t}), t});
   ValueId r = c.op("add", {base, p});
-  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+  return with_sign_of(c, r, x);
 }
 
 // atan2(y, x) from atan of the smaller magnitude over the larger (at most 1), then the
 // octant; both zero is 0 (pi where x is negative), both infinite pi/4 (3pi/4).
 ValueId atan2(Composer& c, ValueId y, ValueId x) {
-  const double pi = 3.141592653589793;
   ValueId ay = c.op("abs", {y}), ax = c.op("abs", {x});
   ValueId steep = c.op("gt", {ay, ax});
   ValueId r =
       atan(c, c.op("div", {c.op("where", {steep, ax, ay}), c.op("where", {steep, ay, ax})}));
-  r = c.op("where", {steep, c.scalar("rsub_scalar", r, pi / 2), r});
-  r = c.op("where", {c.op("eq", {ay, ax}), c.constant(pi / 4, r), r});
+  r = c.op("where", {steep, c.scalar("rsub_scalar", r, kPi / 2), r});
+  r = c.op("where", {c.op("eq", {ay, ax}), c.constant(kPi / 4, r), r});
   ValueId zeros = c.op("where", {c.scalar("eq_scalar", ay, 0.0), c.constant(0.0, r), r});
   r = c.op("where", {c.scalar("eq_scalar", ax, 0.0), zeros, r});
-  r = c.op("where", {sign_bit(c, x), c.scalar("rsub_scalar", r, pi), r});
+  r = c.op("where", {sign_bit(c, x), c.scalar("rsub_scalar", r, kPi), r});
   return c.op("where", {sign_bit(c, y), c.op("neg", {r}), r});
 }
 
@@ -634,7 +639,7 @@ ValueId asinh(Composer& c, ValueId x) {
   ValueId r = log1p(c, c.op("add", {ax, c.op("div", {ax2, root})}));
   ValueId huge = c.scalar("add_scalar", c.op("log", {ax}), std::log(2.0));
   r = c.op("where", {c.scalar("gt_scalar", ax, 1e18), huge, r});
-  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+  return with_sign_of(c, r, x);
 }
 
 // log1p(t + sqrt(t) sqrt(t + 2)), t = x - 1 (exact for x near 1): NaN below 1, as PyTorch's.
@@ -651,7 +656,7 @@ ValueId atanh(Composer& c, ValueId x) {
   ValueId ax = c.op("abs", {x});
   ValueId ratio = c.op("div", {c.scalar("mul_scalar", ax, 2.0), c.scalar("rsub_scalar", ax, 1.0)});
   ValueId r = c.scalar("mul_scalar", log1p(c, ratio), 0.5);
-  return c.op("where", {c.scalar("lt_scalar", x, 0.0), c.op("neg", {r}), r});
+  return with_sign_of(c, r, x);
 }
 
 // any / all over dim (or everything): the maximum / minimum of the values as 0 and 1.

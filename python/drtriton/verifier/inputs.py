@@ -232,20 +232,17 @@ class InputSets:
                                 f"were changed at run time")
         return values
 
-    def shapes(self, index):
-        """The shapes of set `index`, from its first draw's fingerprint (never drawn again:
-        the judge asks while the task's sizes are varied)."""
-        return [shape for shape, _, _ in self.prints[index]]
-
     def materialized(self, device="cpu"):
         """Every set as a list on `device` (for the task cache)."""
         return [map_tensors(self[i], lambda t: t.to(device)) for i in range(len(self))]
 
 
 def set_shapes(sets, index):
-    """The shapes of input set `index` of an InputSets or of the task cache's list of sets."""
+    """The shapes of input set `index` of an InputSets (from its first draw's fingerprint,
+    never drawn again: the judge asks while the task's sizes are varied) or of the task
+    cache's list of sets."""
     if isinstance(sets, InputSets):
-        return sets.shapes(index)
+        return [shape for shape, _, _ in sets.prints[index]]
     return [tuple(t.shape) for t in tensors_of(sets[index])]
 
 
