@@ -331,6 +331,10 @@ std::vector<KnobChange> tuning_space(const CodegenKnobs& base) {
   for (int warps : {4, 8})
     if (warps != base.num_warps) space.push_back({"num_warps", std::to_string(warps)});
   if (base.dot_precision != "ieee") space.push_back({"dot_precision", "ieee"});
+  // Longer K steps (pointer loads take 32 fp32 by default), and a smaller tile: more programs
+  // for a product of few rows (an RNN step's 256 rows tile into 64 programs by default).
+  for (const char* tile : {"128x128x64", "32x64x32"})
+    if (base.gemm_tile != tile) space.push_back({"gemm_tile", tile});
   std::vector<KnobChange> changes;
   for (const auto& [name, value] : space) {
     changes.push_back({name, value, base});
