@@ -55,6 +55,10 @@ default training mode unless a program calls `.eval()`: BatchNorm normalizes wit
 statistics and updates its running statistics, and Dropout zeroes at random (the verifier
 judges that mode by statistics, and the identity after `.eval()` exactly); the generator
 never draws it with p > 0, so that every synthetic program is checked exactly.
+Arithmetic runs on floating tensors: an integer or bool tensor is cast on import where
+PyTorch's result is floating (`x / mask.sum(1)`, `torch.sqrt(counts)`, one integer tensor
+divided by another), and refused where the result stays an integer (`idx + 1`); masks,
+comparisons, `where` and index inputs (embedding ids, loss targets) keep their dtype.
 
 How to read the tables:
 - **arity**: tensor operands; `n` means any number (`cat`, and the recurrent layers, which

@@ -446,18 +446,25 @@ bool map_factory(Call& c, const std::map<std::string, TensorType>& types) {
 }
 
 // PyTorch's promotion in arithmetic: an integer or bool tensor beside a floating one is
-// computed in the floating one's dtype (x / mask.sum(1), x + idx). Our arithmetic takes
-// floats only, so such an input is cast first.
-void promote_to_floating(Graph& g, Op op, std::vector<ValueId>& ins, const std::string& name) {
-  const OpSchema& s = op_schema(op);
-  if (s.category != Category::Binary || s.any_dtype || op == Op::Where) return;
+// computed in the floating one's dtype (x / mask.sum(1), x + idx), and a function whose
+// result is floating computes an integer input in the result's dtype (torch.sqrt(count),
+// counts / total, torch.log1p(idx)). Our arithmetic takes floats only, so such an input is
+// cast first. `result` is the traced result's dtype; index inputs stay integers. `s` is null
+// for a composed call, promoted only where it computes a function of real numbers (atan, not
+// masked_fill's mask or cross_entropy's targets).
+void promote_to_floating(Graph& g, const OpSchema* s, std::vector<ValueId>& ins,
+                         std::optional<DType> result, const std::string& name) {
+  if (s && (s->any_dtype || s->op == Op::Where ||
+            (s->category != Category::Binary && s->category != Category::Unary)))
+    return;
   std::optional<DType> floating;
   for (ValueId in : ins)
     if (is_floating(g.value(in).type.dtype)) floating = g.value(in).type.dtype;
+  if (!floating && result && is_floating(*result)) floating = result;
   if (!floating) return;
   for (size_t i = 0; i < ins.size(); ++i) {
     const Value& v = g.value(ins[i]);
-    if (is_floating(v.type.dtype)) continue;
+    if (is_floating(v.type.dtype) || (s && static_cast<int>(i) == s->index_input)) continue;
     std::vector<std::string> dims = v.sym_shape;
     ins[i] = g.add_node(Op::Cast, {ins[i]}, {{"dtype", std::string(dtype_name(*floating))}}, "",
                         name + "_promoted" + std::to_string(i));
@@ -1140,12 +1147,21 @@ Graph import_traced(const json& traced) {
       };
       ValueId id;
       try {
+        std::optional<DType> result = DType{};
+        if (!parse_dtype(type_json->value("dtype", ""), &*result)) result.reset();
         if (composed) {
-          id = compose_call(g, c.target, ids_of(c.refs), c.consts, name);
+          static const std::set<std::string> real_functions = {
+              "aten::log1p", "aten::expm1", "aten::atan",  "aten::atan2", "aten::asin",
+              "aten::acos",  "aten::tan",   "aten::asinh", "aten::acosh", "aten::atanh",
+              "aten::sinh",  "aten::cosh",  "aten::log2",  "aten::exp2",  "aten::log10"};
+          std::vector<ValueId> ins = ids_of(c.refs);
+          if (real_functions.count(c.target))
+            promote_to_floating(g, nullptr, ins, result, out_name);
+          id = compose_call(g, c.target, ins, c.consts, name);
         } else {
           std::vector<ValueId> ins = ids_of(m.inputs);
           if (pre_pad) ins.at(0) = add_pad(g, ins.at(0), *pre_pad, out_name + "_pad");
-          promote_to_floating(g, m.op, ins, out_name);
+          promote_to_floating(g, &op_schema(m.op), ins, result, out_name);
           id = g.add_node(m.op, ins, m.attrs, module, out_name);
         }
       } catch (const IrError& e) {
