@@ -101,9 +101,9 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng);
 
 // The knob settings `convert --tune` measures against `base`, one knob changed each
 // ("layout", "channels_last"): the other layout, size passing and GEMM routes, a smaller and a
-// larger pointwise block and statistics tile, 4 and 8 warps, fp32 dots in ieee, two GEMM tile
-// caps (longer K steps, a smaller tile). Settings equal
-// to base's are left out. Each with base's knobs under the change (convert --tune, search).
+// larger pointwise block and statistics tile, 4 and 8 warps, fp32 dots in ieee, two caps on a
+// GEMM's tile (longer K steps, a smaller tile). Settings equal to base's are left out. Each
+// with base's knobs under the change (convert --tune, search).
 struct KnobChange {
   std::string name, value;
   CodegenKnobs knobs;

@@ -1147,8 +1147,9 @@ Graph import_traced(const json& traced) {
       };
       ValueId id;
       try {
-        std::optional<DType> result = DType{};
-        if (!parse_dtype(type_json->value("dtype", ""), &*result)) result.reset();
+        DType traced_dtype{};
+        std::optional<DType> result;  // none where the trace gives no tensor dtype
+        if (parse_dtype(type_json->value("dtype", ""), &traced_dtype)) result = traced_dtype;
         if (composed) {
           static const std::set<std::string> real_functions = {
               "aten::log1p", "aten::expm1", "aten::atan",  "aten::atan2", "aten::asin",
