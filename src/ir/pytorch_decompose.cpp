@@ -581,6 +581,17 @@ ValueId expm1(Composer& c, ValueId x) {
 }
 
 constexpr double kPi = 3.141592653589793;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The two tensor inputs of a binary function composed here; a number in either place (PyTorch's
+// Scalar overloads) is refused by name.
+std::pair<ValueId, ValueId> two_tensors(const std::vector<ValueId>& in, const char* function) {
+  if (in.size() != 2)
+    throw IrError(std::string(function) +
+                  " of a number and a tensor is not supported (of two "
+                  "tensors it is)");
+  return {in[0], in[1]};
+}
 
 // r with the sign of x, for the odd functions that compute r from |x|.
 ValueId with_sign_of(Composer& c, ValueId r, ValueId x) {
@@ -960,11 +971,10 @@ const std::map<std::string, Rule>& rules() {
                       ? json(std::get<double>(coerce_number(args.at(name))))
                       : json(otherwise);
          };
-         const double inf = std::numeric_limits<double>::infinity();
          ValueId y = c.op(
-             "where", {c.scalar("eq_scalar", x, inf), c.constant(given("posinf", largest), x), x});
+             "where", {c.scalar("eq_scalar", x, kInf), c.constant(given("posinf", largest), x), x});
          y = c.op("where",
-                  {c.scalar("eq_scalar", x, -inf), c.constant(given("neginf", -largest), x), y});
+                  {c.scalar("eq_scalar", x, -kInf), c.constant(given("neginf", -largest), x), y});
          return c.op("where", {c.op("ne", {x, x}), c.constant(given("nan", 0.0), x), y});
        }},
       {"aten::log_sigmoid",  // -softplus(-x): x itself below -20, where exp(x) vanishes
@@ -1070,6 +1080,34 @@ const std::map<std::string, Rule>& rules() {
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
          return atan2(c, in.at(0), in.at(1));
        }},
+      {"aten::logaddexp",  // max + log1p(exp(-|a - b|)); an infinite max is the result itself
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         auto [a, b] = two_tensors(in, "logaddexp");
+         ValueId m = c.op("maximum", {a, b});
+         ValueId gap = c.op("neg", {c.op("abs", {c.op("sub", {a, b})})});
+         ValueId r = c.op("add", {m, log1p(c, c.op("exp", {gap}))});
+         return c.op("where", {c.scalar("eq_scalar", c.op("abs", {m}), kInf), m, r});
+       }},
+      {"aten::hypot",  // max * sqrt(1 + (min / max)^2): no overflow of the squares; inf wins
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         auto [a, b] = two_tensors(in, "hypot");
+         ValueId x = c.op("abs", {a}), y = c.op("abs", {b});
+         ValueId m = c.op("maximum", {x, y}), n = c.op("minimum", {x, y});
+         ValueId q = c.op("div", {n, m});
+         ValueId r =
+             c.op("mul", {m, c.op("sqrt", {c.scalar("add_scalar", c.op("mul", {q, q}), 1.0)})});
+         r = c.op("where", {c.scalar("eq_scalar", m, 0.0), m, r});
+         // hypot(inf, NaN) is inf, as C's: either infinity decides
+         r = c.op("where", {c.scalar("eq_scalar", y, kInf), y, r});
+         return c.op("where", {c.scalar("eq_scalar", x, kInf), x, r});
+       }},
+      {"aten::xlogy",  // x log y, 0 where x is 0, NaN where y is
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
+         auto [x, y] = two_tensors(in, "xlogy");
+         ValueId r = c.op("mul", {x, c.op("log", {y})});
+         r = c.op("where", {c.scalar("eq_scalar", x, 0.0), c.constant(0.0, r), r});
+         return c.op("where", {c.op("ne", {y, y}), y, r});
+       }},
       {"aten::asin",  // atan(x / sqrt((1 - x)(1 + x))): +-pi/2 at +-1, NaN past them
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
          ValueId x = in.at(0);
@@ -1122,8 +1160,7 @@ const std::map<std::string, Rule>& rules() {
        }},
       {"aten::isinf",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>&) {
-         return c.scalar("eq_scalar", c.op("abs", {in.at(0)}),
-                         std::numeric_limits<double>::infinity());
+         return c.scalar("eq_scalar", c.op("abs", {in.at(0)}), kInf);
        }},
       {"aten::any",
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
