@@ -92,7 +92,8 @@ cross entropy, the cosine embedding loss, `adaptive_avg_pool1d`, `narrow` (a sli
 `logit`, `heaviside`, `rrelu` in eval mode, one step of `nn.GRUCell` or `nn.RNNCell`, and the
 inverse trigonometric and hyperbolic functions with `tan` (`atan` as Cephes' polynomial,
 `atan2` with its signed zeros, `asin`, `acos`, `asinh`, `acosh`, `atanh` through `atan` and
-`log1p`), and `logaddexp`, `hypot` (no overflow of the squares) and `xlogy` of two tensors.
+`log1p`), `logaddexp`, `hypot` (no overflow of the squares) and `xlogy` of two tensors, and
+`one_hot` with a class count (which the trace fixes).
 Anything else that has no drtriton form
 is reported by `drtriton import` with its source line; it is never dropped. So is a forward
 that writes its module's buffers in place (`self.avg.mul_(0.9)`, a buffer's `copy_`): the

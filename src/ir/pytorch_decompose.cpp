@@ -1213,6 +1213,21 @@ const std::map<std::string, Rule>& rules() {
          return c.op("mul", {c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{1}}}),
                              c.op("unsqueeze", {in.at(1)}, {{"dim", int64_t{0}}})});
        }},
+      {"aten::one_hot",  // t[..., None] == arange(classes), as int64 (the trace fixes the count)
+       [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
+         int64_t classes = args.count("num_classes") ? args.at("num_classes").get<int64_t>() : -1;
+         if (classes < 1)
+           throw IrError(
+               "one_hot without num_classes is not supported (the count would come "
+               "from the data): give num_classes");
+         ValueId all = c.op("arange", {},
+                            {{"start", 0.0},
+                             {"end", static_cast<double>(classes)},
+                             {"step", 1.0},
+                             {"dtype", std::string("i64")}});
+         ValueId t = c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{c.rank(in.at(0))}}});
+         return c.op("cast", {c.op("eq", {t, all})}, {{"dtype", std::string("i64")}});
+       }},
       {"aten::diff",  // x[1:] - x[:-1] along dim, n times
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          for (const char* edge : {"prepend", "append"})
