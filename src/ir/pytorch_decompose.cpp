@@ -587,9 +587,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Scalar overloads) is refused by name.
 std::pair<ValueId, ValueId> two_tensors(const std::vector<ValueId>& in, const char* function) {
   if (in.size() != 2)
-    throw IrError(std::string(function) +
-                  " of a number and a tensor is not supported (of two "
-                  "tensors it is)");
+    throw IrError(std::string(function) + " of a number is not supported (of two tensors it is)");
   return {in[0], in[1]};
 }
 
@@ -1217,9 +1215,7 @@ const std::map<std::string, Rule>& rules() {
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
          int64_t classes = args.count("num_classes") ? args.at("num_classes").get<int64_t>() : -1;
          if (classes < 1)
-           throw IrError(
-               "one_hot without num_classes is not supported (the count would come "
-               "from the data): give num_classes");
+           throw IrError("one_hot needs num_classes (a count read from the data is not supported)");
          ValueId all = c.op("arange", {},
                             {{"start", 0.0},
                              {"end", static_cast<double>(classes)},
