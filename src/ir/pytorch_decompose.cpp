@@ -1297,6 +1297,14 @@ bool is_composed(const std::string& target) {
   return rules().count(target) > 0;
 }
 
+bool composes_real_function(const std::string& target) {
+  static const std::set<std::string> real = {
+      "aten::log1p", "aten::expm1", "aten::atan",  "aten::atan2",     "aten::asin",  "aten::acos",
+      "aten::tan",   "aten::asinh", "aten::acosh", "aten::atanh",     "aten::sinh",  "aten::cosh",
+      "aten::log2",  "aten::exp2",  "aten::log10", "aten::logaddexp", "aten::hypot", "aten::xlogy"};
+  return real.count(target) > 0;
+}
+
 bool composed_on_import(const Value& v) {
   return v.kind == ValueKind::Node && v.name.find("__") != std::string::npos;
 }

@@ -30,6 +30,10 @@ std::vector<std::string> sym_shape_of(const Graph& g, const Node& n);
 // Is `target` ("aten::mse_loss") composed here?
 bool is_composed(const std::string& target);
 
+// Is `target` a function of real numbers composed here (atan, hypot)? PyTorch computes an
+// integer input of one in the floating dtype of its result; masks and targets stay integers.
+bool composes_real_function(const std::string& target);
+
 // Was `v` made by compose_call (a value named "<call>__<k>")? The reference made no call of
 // its own for it: a library call for it would be one the reference does not make.
 bool composed_on_import(const Value& v);

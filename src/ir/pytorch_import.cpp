@@ -1151,13 +1151,8 @@ Graph import_traced(const json& traced) {
         std::optional<DType> result;  // none where the trace gives no tensor dtype
         if (parse_dtype(type_json->value("dtype", ""), &traced_dtype)) result = traced_dtype;
         if (composed) {
-          static const std::set<std::string> real_functions = {
-              "aten::log1p",     "aten::expm1", "aten::atan",  "aten::atan2", "aten::asin",
-              "aten::acos",      "aten::tan",   "aten::asinh", "aten::acosh", "aten::atanh",
-              "aten::sinh",      "aten::cosh",  "aten::log2",  "aten::exp2",  "aten::log10",
-              "aten::logaddexp", "aten::hypot", "aten::xlogy"};
           std::vector<ValueId> ins = ids_of(c.refs);
-          if (real_functions.count(c.target))
+          if (composes_real_function(c.target))
             promote_to_floating(g, nullptr, ins, result, out_name);
           id = compose_call(g, c.target, ins, c.consts, name);
         } else {
