@@ -171,7 +171,8 @@ void add_knob_option(CLI::App& command, CodegenKnobs& knobs) {
       "matmul), gemm_tile=auto|MxNxK (a Triton GEMM's largest tile), "
       "layout=auto|nchw|channels_last "
       "(of convolutions), sizes=static|dynamic (kernel sizes as constants or arguments), "
-      "dot_precision=tf32x3|ieee (fp32 products in tl.dot), pointwise_block, tile_elements, "
+      "dot_precision=tf32x3|ieee (fp32 products in tl.dot), depthwise=auto|triton|library (who "
+      "computes a depthwise convolution), pointwise_block, tile_elements, "
       "num_warps, recompute_limit (docs/cli.md)");
 }
 

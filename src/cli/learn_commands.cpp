@@ -173,7 +173,8 @@ json knobs_json(const CodegenKnobs& k) {
           {"gemm_tile", k.gemm_tile},
           {"layout", k.layout},
           {"sizes", k.sizes},
-          {"dot_precision", k.dot_precision}};
+          {"dot_precision", k.dot_precision},
+          {"depthwise", k.depthwise}};
 }
 
 // Step 3: up to `variants` candidates per traced program with distinct solution text: the

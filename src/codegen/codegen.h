@@ -93,6 +93,11 @@ struct CodegenKnobs {
   // FMAs (tensor cores idle, slower; convert falls back to it where a tf32x3 solution is
   // rejected).
   std::string dot_precision = "tf32x3";
+  // Who computes a depthwise convolution (groups = input channels) of at most 49 positions:
+  // "triton", an expression unrolled over its window inside the kernel that reads it (fused
+  // into an activation or residual after it), "library", a cuDNN call in the program's layout
+  // (on channels-last input cuDNN's NHWC depthwise kernel), or "auto", the compiler's choice.
+  std::string depthwise = "auto";
 };
 
 // Other knob settings than the defaults, for candidates that differ in text and speed only
@@ -102,7 +107,8 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng);
 // The knob settings `convert --tune` measures against `base`, one knob changed each
 // ("layout", "channels_last"): the other layout, size passing and GEMM routes, a smaller and a
 // larger pointwise block and statistics tile, 4 and 8 warps, fp32 dots in ieee, two caps on a
-// GEMM's tile (longer K steps, a smaller tile). Settings equal to base's are left out. Each
+// GEMM's tile (longer K steps, a smaller tile), cuDNN's depthwise convolutions. Settings equal
+// to base's are left out. Each
 // with base's knobs under the change (convert --tune, search).
 struct KnobChange {
   std::string name, value;

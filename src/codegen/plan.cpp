@@ -340,9 +340,11 @@ bool Lowering::reads_window(ValueId v, bool pools) {
 
 // Eager's depthwise kernel and cuDNN's write the convolution's output; as an expression it
 // fuses into its elementwise readers (an activation, a residual), as a pool does. Past 49
-// positions (7x7) the unrolled window costs more than the write it saves.
+// positions (7x7) the unrolled window costs more than the write it saves. The knob
+// depthwise=library leaves every one to cuDNN.
 bool Lowering::is_depthwise_conv(const Node& n) const {
   constexpr int64_t kMaxConvWindow = 49;
+  if (options_.knobs.depthwise == "library") return false;
   if (n.op < Op::Conv1d || n.op > Op::Conv3d) return false;
   return attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
          conv_positions(n) <= kMaxConvWindow;

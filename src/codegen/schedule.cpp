@@ -271,6 +271,9 @@ void check_knobs(const CodegenKnobs& k) {
                                 k.dot_precision);
   if (k.gemm != "auto" && k.gemm != "triton" && k.gemm != "library")
     throw std::invalid_argument("codegen: gemm must be auto, triton or library, not " + k.gemm);
+  if (k.depthwise != "auto" && k.depthwise != "triton" && k.depthwise != "library")
+    throw std::invalid_argument("codegen: depthwise must be auto, triton or library, not " +
+                                k.depthwise);
   if (!gemm_tile_caps(k.gemm_tile))
     throw std::invalid_argument(
         "codegen: gemm_tile must be auto or MxNxK (M, N powers of two "
@@ -335,6 +338,9 @@ std::vector<KnobChange> tuning_space(const CodegenKnobs& base) {
   // for a product of few rows (an RNN step's 256 rows tile into 64 programs by default).
   for (const char* tile : {"128x128x64", "32x64x32"})
     if (base.gemm_tile != tile) space.push_back({"gemm_tile", tile});
+  // cuDNN for depthwise convolutions: its NHWC kernel ran a 7x7 one 2.7x faster than the
+  // unrolled window (docs/results/compiler_h200_1207.md).
+  if (base.depthwise != "library") space.push_back({"depthwise", "library"});
   std::vector<KnobChange> changes;
   for (const auto& [name, value] : space) {
     changes.push_back({name, value, base});
@@ -380,6 +386,10 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
     changed.dot_precision = value;
     allowed = "tf32x3 or ieee";
   }
+  if (name == "depthwise") {
+    changed.depthwise = value;
+    allowed = "auto, triton or library";
+  }
   if (name == "gemm_tile") {
     changed.gemm_tile = value;
     allowed = "auto or MxNxK (M, N powers of two in 16..256, K in 16..128)";
@@ -399,7 +409,8 @@ void set_knob(CodegenKnobs& knobs, const std::string& name, const std::string& v
   if (allowed.empty()) {
     throw std::invalid_argument("no knob " + name +
                                 "; the knobs are pointwise_block, tile_elements, num_warps, "
-                                "recompute_limit, gemm, gemm_tile, layout, sizes, dot_precision");
+                                "recompute_limit, gemm, gemm_tile, layout, sizes, dot_precision, "
+                                "depthwise");
   }
   try {
     codegen::check_knobs(changed);

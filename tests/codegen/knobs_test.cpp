@@ -313,5 +313,30 @@ return %2
   EXPECT_EQ(count(automatic, "block_k = min(64 if itemsize == 2 or tma else 32, "), 1);
 }
 
+// depthwise: a 3x3 depthwise convolution is an expression unrolled in the kernel that writes
+// its ReLU (its nine weights loaded there) by default and under "triton"; "library" calls cuDNN.
+TEST(CodegenKnobs, DepthwiseChoosesExpressionOrLibrary) {
+  constexpr const char* kDepthwise = R"(input %x : f32[2,32,9,7]
+%1 = conv2d(%x) {module="dw", in_channels=32, out_channels=32, kernel_size=[3,3], padding=[1,1], groups=32}
+%2 = relu(%1)
+return %2
+)";
+  auto solution = [&](const std::string& route) {
+    CodegenOptions options;
+    options.knobs.depthwise = route;
+    return generate_solution(parse_graph(kDepthwise), options).source;
+  };
+  for (const char* route : {"auto", "triton"}) {
+    EXPECT_EQ(count(solution(route), "F.conv2d("), 0) << route;
+    EXPECT_EQ(count(solution(route), "p_dw_weight_ptr + t2 * 9 + 8, "), 1) << route;
+  }
+  EXPECT_EQ(count(solution("library"), "F.conv2d("), 1);
+  EXPECT_EQ(count(solution("library"), "p_dw_weight_ptr"), 0);
+  CodegenKnobs k;
+  set_knob(k, "depthwise", "library");
+  EXPECT_EQ(k.depthwise, "library");
+  EXPECT_THROW(set_knob(k, "depthwise", "cudnn"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace drtriton

@@ -18,7 +18,7 @@ FIELDS = {"id": str, "seed": int, "difficulty": int, "ops": list, "program": str
           "solution": str, "variant": dict, "verdict": dict}
 DEFAULT_KNOBS = {"pointwise_block": 1024, "tile_elements": 4096, "num_warps": 0,
                  "recompute_limit": 2, "gemm": "auto", "gemm_tile": "auto", "layout": "auto",
-                 "sizes": "static", "dot_precision": "tf32x3"}
+                 "sizes": "static", "dot_precision": "tf32x3", "depthwise": "auto"}
 
 
 def run(*args):
