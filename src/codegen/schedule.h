@@ -19,8 +19,9 @@ void check_knobs(const CodegenKnobs& knobs);
 // num_warps of every launch, when the knob fixes it: {"num_warps=8"}, else none.
 std::vector<std::string> warps_args(const CodegenKnobs& knobs);
 
-// BLOCK of a pointwise kernel: elements per program.
-std::string pointwise_block(const CodegenKnobs& knobs);
+// BLOCK of a pointwise kernel: elements per program, fewer where it unrolls a depthwise
+// window of `window` positions.
+std::string pointwise_block(const CodegenKnobs& knobs, int64_t window = 0);
 // The forward's line that sets BLOCK_C, the channels of a tile that writes NCHW from
 // channels-last buffers (its positions: pointwise_block // BLOCK_C).
 std::string channel_block_line(const std::string& channels);

@@ -338,5 +338,26 @@ return %2
   EXPECT_THROW(set_knob(k, "depthwise", "cudnn"), std::invalid_argument);
 }
 
+// A kernel that unrolls a depthwise window takes fewer elements a program the wider the window
+// (pointwise_block: registers), under the knob's block: 1024 for 3x3, 512 for 5x5, 256 for 7x7.
+TEST(CodegenKnobs, DepthwiseWindowSizesTheBlock) {
+  auto block = [](int kernel, int knob_block) {
+    const std::string k = std::to_string(kernel), pad = std::to_string(kernel / 2);
+    CodegenOptions options;
+    options.knobs.pointwise_block = knob_block;
+    return generate_solution(
+               parse_graph("input %x : f32[2,32,20,20]\n%1 = conv2d(%x) {module=\"dw\", "
+                           "in_channels=32, out_channels=32, kernel_size=[" +
+                           k + "," + k + "], padding=[" + pad + "," + pad +
+                           "], groups=32}\n%2 = relu(%1)\nreturn %2\n"),
+               options)
+        .source;
+  };
+  EXPECT_EQ(count(block(3, 1024), "BLOCK=1024)"), 1);
+  EXPECT_EQ(count(block(5, 1024), "BLOCK=512)"), 1);
+  EXPECT_EQ(count(block(7, 1024), "BLOCK=256)"), 1);
+  EXPECT_EQ(count(block(7, 128), "BLOCK=128)"), 1);  // the knob's smaller block stands
+}
+
 }  // namespace
 }  // namespace drtriton
