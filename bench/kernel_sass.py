@@ -4,8 +4,10 @@ launches (tests/python/hopper_compile.py), and each kernel is compiled for an H1
 (sm_90); the table gives, per kernel, its SASS instructions (Triton's nvdisasm) and the
 integer divisions and remainders of its PTX (each about 20 instructions against a runtime
 divisor) and, where the kernel loops, the instructions of its longest loop body (run once an
-iteration: unrolling raises the whole count while lowering what runs). Fewer instructions say
-nothing certain about speed: the GPU's benchmarks do.
+iteration: unrolling raises the whole count while lowering what runs), and its registers a
+thread and stack bytes (spills; cuobjdump -res-usage): 255 registers with a stack is a kernel
+that spills, and few programs fit an SM. Fewer instructions say nothing certain about speed:
+the GPU's benchmarks do.
 
     .venv/bin/python bench/kernel_sass.py PROGRAM.py --knob sizes --values dynamic static
     .venv/bin/python bench/kernel_sass.py PROGRAM.py --solutions BEFORE.py AFTER.py
@@ -46,8 +48,8 @@ def longest_loop(sass):
 
 
 def sass_counts(task, solution):
-    """[(kernel, SASS instructions, PTX div/rem, longest loop body)] of each distinct launch of
-    one forward."""
+    """[(kernel, SASS instructions, PTX div/rem, longest loop body, registers, stack bytes)] of
+    each distinct launch of one forward."""
     import triton
     from triton.backends.compiler import GPUTarget
     env = {**os.environ, "TRITON_INTERPRET": "1"}
@@ -59,7 +61,8 @@ def sass_counts(task, solution):
     if isinstance(launches, str):
         sys.exit(f"kernel_sass: the forward failed: {launches}")
     module = hopper_compile.load(os.path.basename(solution)[:-3], solution)
-    nvdisasm = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "nvdisasm")
+    bin_dir = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    nvdisasm, cuobjdump = os.path.join(bin_dir, "nvdisasm"), os.path.join(bin_dir, "cuobjdump")
     rows = []
     for name, signature, constexprs in launches:
         kernel = triton.compile(triton.compiler.ASTSource(getattr(module, name), signature, constexprs),
@@ -69,9 +72,13 @@ def sass_counts(task, solution):
             cubin.flush()
             sass = subprocess.run([nvdisasm, "-c", cubin.name], capture_output=True, text=True,
                                   check=True).stdout
+            usage = subprocess.run([cuobjdump, "-res-usage", cubin.name], capture_output=True,
+                                   text=True, check=True).stdout
+        registers = int(re.search(r"REG:(\d+)", usage).group(1))
+        stack = int(re.search(r"STACK:(\d+)", usage).group(1))
         instructions = sum(bool(re.match(r"\s+/\*[0-9a-f]{4,}\*/", line)) for line in sass.splitlines())
         divisions = len(re.findall(r"\b(?:div|rem)\.[su](?:32|64)\b", kernel.asm["ptx"]))
-        rows.append((name, instructions, divisions, longest_loop(sass)))
+        rows.append((name, instructions, divisions, longest_loop(sass), registers, stack))
     return rows
 
 
@@ -98,11 +105,11 @@ def main():
             counts[f"{args.knob}={value}"] = sass_counts(
                 program, os.path.join(work, f"{os.path.basename(program)[:-3]}_{value}.py"))
     columns = list(counts)
-    names = list(dict.fromkeys(name for c in columns for name, _, _, _ in counts[c]))
-    header = ["kernel"] + [f"{c}: SASS (div/rem; loop body)" for c in columns]
+    names = list(dict.fromkeys(r[0] for c in columns for r in counts[c]))
+    header = ["kernel"] + [f"{c}: SASS (div/rem; loop body), registers / stack" for c in columns]
 
-    def cell(n, d, loop):
-        return f"{n} ({d}" + (f"; {loop}" if loop else "") + ")"
+    def cell(n, d, loop, registers, stack):
+        return f"{n} ({d}" + (f"; {loop}" if loop else "") + f"), {registers} / {stack}"
 
     rows = [[name] + [next((cell(*r[1:]) for r in counts[c] if r[0] == name), "-") for c in columns]
             for name in names]
