@@ -2,7 +2,8 @@
 # Kernel by kernel, where the GPU time of eager, torch.compile and drtriton's solutions goes
 # (bench/kernel_profile.py), for each PROGRAM converted once per layout (convolutions in NCHW
 # and channels-last; PROFILE_KNOBS="layout=nchw layout=channels_last" by default, one
-# solution per word, a word's settings joined by commas: "depthwise=library,layout=channels_last"). Builds drtriton (scripts/gpu_build.sh, carry .deps); writes
+# solution per word, a word's settings joined by commas: "depthwise=library,layout=channels_last").
+# Builds drtriton (scripts/gpu_build.sh, carry .deps); writes
 # $OUT/kernel_profile.md and prints it. PROFILE_COMPILE=0 leaves torch.compile out (seconds
 # a program rather than an Inductor compile each), PROFILE_TOP=N lists N kernels a run,
 # PROFILE_INDUCTOR_CODE=1 also packs the Triton source Inductor wrote into

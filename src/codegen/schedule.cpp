@@ -346,7 +346,7 @@ std::vector<KnobChange> tuning_space(const CodegenKnobs& base) {
   for (const char* tile : {"128x128x64", "32x64x32"})
     if (base.gemm_tile != tile) space.push_back({"gemm_tile", tile});
   // cuDNN for depthwise convolutions: its NHWC kernel ran a 7x7 one 2.7x faster than the
-  // unrolled window (docs/results/compiler_h200_1207.md).
+  // unrolled window did before its block shrank (docs/results/compiler_h200_1207.md).
   if (base.depthwise != "library") space.push_back({"depthwise", "library"});
   std::vector<KnobChange> changes;
   for (const auto& [name, value] : space) {
