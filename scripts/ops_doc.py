@@ -93,7 +93,8 @@ cross entropy, the cosine embedding loss, `adaptive_avg_pool1d`, `narrow` (a sli
 inverse trigonometric and hyperbolic functions with `tan` (`atan` as Cephes' polynomial,
 `atan2` with its signed zeros, `asin`, `acos`, `asinh`, `acosh`, `atanh` through `atan` and
 `log1p`), `logaddexp`, `hypot` (no overflow of the squares) and `xlogy` of two tensors, and
-`one_hot` with a class count (which the trace fixes).
+`one_hot` with a class count (which the trace fixes), and the factories `eye` and
+`linspace` (floating; PyTorch's two halves, from either end) of sizes the trace fixes.
 Anything else that has no drtriton form
 is reported by `drtriton import` with its source line; it is never dropped. So is a forward
 that writes its module's buffers in place (`self.avg.mul_(0.9)`, a buffer's `copy_`): the

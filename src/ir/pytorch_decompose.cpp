@@ -205,6 +205,26 @@ class Composer {
   int steps_ = 0;
 };
 
+// A factory's dtype (eye, linspace) in the IR's spelling, float32 where none is asked for;
+// one outside `allowed` is refused by name.
+std::string factory_dtype(const std::map<std::string, json>& args, const std::string& what,
+                          const std::vector<std::string>& allowed) {
+  static const std::map<std::string, std::string> names = {{"float32", "f32"},
+                                                           {"float16", "f16"},
+                                                           {"bfloat16", "bf16"},
+                                                           {"int64", "i64"},
+                                                           {"bool", "bool"}};
+  auto it = args.find("dtype");
+  if (it == args.end() || it->second.is_null()) return "f32";
+  std::string torch_name =
+      it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
+  auto name = names.find(torch_name);
+  if (name == names.end() ||
+      std::find(allowed.begin(), allowed.end(), name->second) == allowed.end())
+    throw IrError(what + " of dtype " + torch_name + " is not supported");
+  return name->second;
+}
+
 // PyTorch's `reduction` argument of the losses: 0 none, 1 mean (its default), 2 sum.
 int64_t reduction_of(const std::map<std::string, json>& args) {
   return args.count("reduction") ? args.at("reduction").get<int64_t>() : 1;
@@ -1223,6 +1243,42 @@ const std::map<std::string, Rule>& rules() {
                              {"dtype", std::string("i64")}});
          ValueId t = c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{c.rank(in.at(0))}}});
          return c.op("cast", {c.op("eq", {t, all})}, {{"dtype", std::string("i64")}});
+       }},
+      {"aten::eye",  // arange(n)[:, None] == arange(m), in the dtype asked for
+       [](Composer& c, const std::vector<ValueId>&, const std::map<std::string, json>& args) {
+         int64_t n = args.at("n").get<int64_t>();
+         int64_t m = args.count("m") && !args.at("m").is_null() ? args.at("m").get<int64_t>() : n;
+         auto indices = [&](int64_t count) {
+           return c.op("arange", {},
+                       {{"start", 0.0},
+                        {"end", static_cast<double>(count)},
+                        {"step", 1.0},
+                        {"dtype", std::string("i64")}});
+         };
+         ValueId rows = c.op("unsqueeze", {indices(n)}, {{"dim", int64_t{1}}});
+         return c.op(
+             "cast", {c.op("eq", {rows, indices(m)})},
+             {{"dtype", factory_dtype(args, "eye", {"f32", "f16", "bf16", "i64", "bool"})}});
+       }},
+      {"aten::linspace",  // PyTorch's two halves: start + i * step below steps / 2, end - (steps -
+                          // 1 - i) * step above
+       [](Composer& c, const std::vector<ValueId>&, const std::map<std::string, json>& args) {
+         const double start = args.at("start").get<double>(), end = args.at("end").get<double>();
+         const int64_t steps = args.at("steps").get<int64_t>();
+         const std::string dtype = factory_dtype(args, "linspace", {"f32", "f16", "bf16"});
+         if (steps < 2) throw IrError("linspace of fewer than 2 steps is not supported");
+         ValueId i = c.op("arange", {},
+                          {{"start", 0.0},
+                           {"end", static_cast<double>(steps)},
+                           {"step", 1.0},
+                           {"dtype", std::string("f32")}});
+         const double step = (end - start) / static_cast<double>(steps - 1);
+         ValueId low = c.scalar("add_scalar", c.scalar("mul_scalar", i, step), start);
+         ValueId from_end = c.scalar("rsub_scalar", i, static_cast<double>(steps - 1));
+         ValueId high = c.scalar("rsub_scalar", c.scalar("mul_scalar", from_end, step), end);
+         ValueId value =
+             c.op("where", {c.scalar("lt_scalar", i, static_cast<double>(steps / 2)), low, high});
+         return dtype == "f32" ? value : c.op("cast", {value}, {{"dtype", dtype}});
        }},
       {"aten::diff",  // x[1:] - x[:-1] along dim, n times
        [](Composer& c, const std::vector<ValueId>& in, const std::map<std::string, json>& args) {
