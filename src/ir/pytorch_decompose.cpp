@@ -1263,6 +1263,9 @@ const std::map<std::string, Rule>& rules() {
       {"aten::linspace",  // PyTorch's two halves: start + i * step below steps / 2, end - (steps -
                           // 1 - i) * step above
        [](Composer& c, const std::vector<ValueId>&, const std::map<std::string, json>& args) {
+         for (const char* number : {"start", "end", "steps"})
+           if (!args.count(number) || !args.at(number).is_number())
+             throw IrError(std::string("linspace with a tensor ") + number + " is not supported");
          const double start = args.at("start").get<double>(), end = args.at("end").get<double>();
          const int64_t steps = args.at("steps").get<int64_t>();
          const std::string dtype = factory_dtype(args, "linspace", {"f32", "f16", "bf16"});
