@@ -171,6 +171,12 @@ class Composer {
   ValueId scalar(const char* op_name, ValueId x, double other) {
     return op(op_name, {x}, {{"other", other}});
   }
+  // 0, 1, ..., count - 1 in `dtype` ("i64", "f32").
+  ValueId arange(int64_t count, const std::string& dtype) {
+    return op(
+        "arange", {},
+        {{"start", 0.0}, {"end", static_cast<double>(count)}, {"step", 1.0}, {"dtype", dtype}});
+  }
   // PyTorch's `reduction` argument of the losses: 0 none, 1 mean, 2 sum (over everything).
   ValueId reduce(ValueId x, int64_t reduction) {
     if (reduction == 0) return x;
@@ -209,20 +215,12 @@ class Composer {
 // one outside `allowed` is refused by name.
 std::string factory_dtype(const std::map<std::string, json>& args, const std::string& what,
                           const std::vector<std::string>& allowed) {
-  static const std::map<std::string, std::string> names = {{"float32", "f32"},
-                                                           {"float16", "f16"},
-                                                           {"bfloat16", "bf16"},
-                                                           {"int64", "i64"},
-                                                           {"bool", "bool"}};
   auto it = args.find("dtype");
   if (it == args.end() || it->second.is_null()) return "f32";
-  std::string torch_name =
-      it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
-  auto name = names.find(torch_name);
-  if (name == names.end() ||
-      std::find(allowed.begin(), allowed.end(), name->second) == allowed.end())
-    throw IrError(what + " of dtype " + torch_name + " is not supported");
-  return name->second;
+  std::optional<std::string> ir = ir_dtype_of(it->second);
+  if (!ir || std::find(allowed.begin(), allowed.end(), *ir) == allowed.end())
+    throw IrError(what + " of dtype " + torch_name_of(it->second) + " is not supported");
+  return *ir;
 }
 
 // PyTorch's `reduction` argument of the losses: 0 none, 1 mean (its default), 2 sum.
@@ -1236,11 +1234,7 @@ const std::map<std::string, Rule>& rules() {
          int64_t classes = args.count("num_classes") ? args.at("num_classes").get<int64_t>() : -1;
          if (classes < 1)
            throw IrError("one_hot needs num_classes (a count read from the data is not supported)");
-         ValueId all = c.op("arange", {},
-                            {{"start", 0.0},
-                             {"end", static_cast<double>(classes)},
-                             {"step", 1.0},
-                             {"dtype", std::string("i64")}});
+         ValueId all = c.arange(classes, "i64");
          ValueId t = c.op("unsqueeze", {in.at(0)}, {{"dim", int64_t{c.rank(in.at(0))}}});
          return c.op("cast", {c.op("eq", {t, all})}, {{"dtype", std::string("i64")}});
        }},
@@ -1248,20 +1242,13 @@ const std::map<std::string, Rule>& rules() {
        [](Composer& c, const std::vector<ValueId>&, const std::map<std::string, json>& args) {
          int64_t n = args.at("n").get<int64_t>();
          int64_t m = args.count("m") && !args.at("m").is_null() ? args.at("m").get<int64_t>() : n;
-         auto indices = [&](int64_t count) {
-           return c.op("arange", {},
-                       {{"start", 0.0},
-                        {"end", static_cast<double>(count)},
-                        {"step", 1.0},
-                        {"dtype", std::string("i64")}});
-         };
-         ValueId rows = c.op("unsqueeze", {indices(n)}, {{"dim", int64_t{1}}});
+         ValueId rows = c.op("unsqueeze", {c.arange(n, "i64")}, {{"dim", int64_t{1}}});
          return c.op(
-             "cast", {c.op("eq", {rows, indices(m)})},
+             "cast", {c.op("eq", {rows, c.arange(m, "i64")})},
              {{"dtype", factory_dtype(args, "eye", {"f32", "f16", "bf16", "i64", "bool"})}});
        }},
-      {"aten::linspace",  // PyTorch's two halves: start + i * step below steps / 2, end - (steps -
-                          // 1 - i) * step above
+      // PyTorch's two halves: start + i * step below steps / 2, end - (steps - 1 - i) * step above
+      {"aten::linspace",
        [](Composer& c, const std::vector<ValueId>&, const std::map<std::string, json>& args) {
          for (const char* number : {"start", "end", "steps"})
            if (!args.count(number) || !args.at(number).is_number())
@@ -1270,11 +1257,7 @@ const std::map<std::string, Rule>& rules() {
          const int64_t steps = args.at("steps").get<int64_t>();
          const std::string dtype = factory_dtype(args, "linspace", {"f32", "f16", "bf16"});
          if (steps < 2) throw IrError("linspace of fewer than 2 steps is not supported");
-         ValueId i = c.op("arange", {},
-                          {{"start", 0.0},
-                           {"end", static_cast<double>(steps)},
-                           {"step", 1.0},
-                           {"dtype", std::string("f32")}});
+         ValueId i = c.arange(steps, "f32");
          const double step = (end - start) / static_cast<double>(steps - 1);
          ValueId low = c.scalar("add_scalar", c.scalar("mul_scalar", i, step), start);
          ValueId from_end = c.scalar("rsub_scalar", i, static_cast<double>(steps - 1));
@@ -1351,6 +1334,19 @@ const std::map<std::string, Rule>& rules() {
 }
 
 }  // namespace
+
+std::string torch_name_of(const json& torch_name) {
+  return torch_name.is_string() ? torch_name.get<std::string>() : torch_name.dump();
+}
+
+std::optional<std::string> ir_dtype_of(const json& torch_name) {
+  static const std::map<std::string, std::string> names = {
+      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float64", "f64"},
+      {"int64", "i64"},   {"int32", "i32"},   {"bool", "bool"}};
+  auto it = names.find(torch_name_of(torch_name));
+  if (it == names.end()) return std::nullopt;
+  return it->second;
+}
 
 bool is_composed(const std::string& target) {
   return rules().count(target) > 0;

@@ -27,6 +27,11 @@ namespace drtriton {
 // none or the op has no rule here.
 std::vector<std::string> sym_shape_of(const Graph& g, const Node& n);
 
+// The IR spelling of a torch dtype name the frontend writes ("float32" -> "f32"), none for a
+// dtype the IR has not; torch_name_of gives the name as written, for messages.
+std::optional<std::string> ir_dtype_of(const nlohmann::json& torch_name);
+std::string torch_name_of(const nlohmann::json& torch_name);
+
 // Is `target` ("aten::mse_loss") composed here?
 bool is_composed(const std::string& target);
 

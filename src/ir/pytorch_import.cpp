@@ -243,13 +243,9 @@ const std::map<std::string, Alias>& aten_aliases() {
 
 // The IR spelling of a torch dtype name the frontend writes ("float32" -> "f32").
 std::string ir_dtype(const json& torch_name) {
-  static const std::map<std::string, std::string> names = {
-      {"float32", "f32"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float64", "f64"},
-      {"int64", "i64"},   {"int32", "i32"},   {"bool", "bool"}};
-  std::string name = torch_name.is_string() ? torch_name.get<std::string>() : torch_name.dump();
-  auto it = names.find(name);
-  if (it == names.end()) throw Unsupported("dtype " + name + " is not supported");
-  return it->second;
+  std::optional<std::string> ir = ir_dtype_of(torch_name);
+  if (!ir) throw Unsupported("dtype " + torch_name_of(torch_name) + " is not supported");
+  return *ir;
 }
 
 // Renames an alias to its canonical spelling; rewrites the calls that are a permutation
