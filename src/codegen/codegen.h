@@ -96,8 +96,8 @@ struct CodegenKnobs {
   // Who computes a depthwise convolution (groups = input channels) of at most 49 positions:
   // "triton", an expression unrolled over its window inside the kernel that reads it (fused
   // into an activation or residual after it), "library", a cuDNN call in the program's layout
-  // (on channels-last input cuDNN's NHWC depthwise kernel), or "auto", for now "triton" (which
-  // is faster since the unrolled kernel's block shrank with its window is not yet measured).
+  // (on channels-last input cuDNN's NHWC depthwise kernel), or "auto", "library" (faster on
+  // all four depthwise programs measured, 1.07x to 1.66x: docs/results/depthwise_h100_1207.md).
   std::string depthwise = "auto";
 };
 
@@ -108,7 +108,7 @@ CodegenKnobs draw_knobs(std::mt19937_64& rng);
 // The knob settings `convert --tune` measures against `base`, one knob changed each
 // ("layout", "channels_last"): the other layout, size passing and GEMM routes, a smaller and a
 // larger pointwise block and statistics tile, 4 and 8 warps, fp32 dots in ieee, two caps on a
-// GEMM's tile (longer K steps, a smaller tile), cuDNN's depthwise convolutions. Settings equal
+// GEMM's tile (longer K steps, a smaller tile), depthwise convolutions unrolled. Settings equal
 // to base's are left out. Each with base's knobs under the change (convert --tune, search).
 struct KnobChange {
   std::string name, value;

@@ -581,7 +581,6 @@ std::string Lowering::emit_depthwise_conv(Kernel& k, const Node& n, const Index&
   int first = static_cast<int>(ishape.size()) - sp;
   bool widen = low_precision(n.output);
   int64_t positions = conv_positions(n);
-  k.note_window(positions);
   int64_t per_group = attr_int(n.attrs, "out_channels") / attr_int(n.attrs, "groups");
   std::string channel = idx.dims[1];
   std::string weight = param_var(n, "weight");

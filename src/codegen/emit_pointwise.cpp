@@ -144,6 +144,7 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   std::string out = alloc(shape, val.type.dtype, channels_last);
   std::string what = node ? node->schema().name : "copy";
   Kernel k("k" + std::to_string(kernels_.size()) + "_" + what);
+  std::string block = pointwise_block(options_.knobs);
   if (channels_last ? !reads_channels_last(v) : wants_channels_last(v)) {
     std::vector<std::string> spatial(shape.begin() + 2, shape.end());
     k.line("s = " + program_id() + " * BLOCK_S + tl.arange(0, BLOCK_S)[None, :]");
@@ -161,7 +162,6 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
     k.line("tl.store(" + k.pointer(out) + " + " + at + ", " + rounded(val.type.dtype, result) +
            ", mask=mask)");
     std::string c = shape[1], positions = product(spatial);
-    std::string block = pointwise_block(options_.knobs, k.widest_window());
     forward_.push_back(channel_block_line(c));
     finish_kernel(k, {"C", "S"}, {"BLOCK_C", "BLOCK_S"},
                   "(triton.cdiv(" + positions + ", " + block + " // BLOCK_C), triton.cdiv(" + c +
@@ -188,7 +188,7 @@ std::string Lowering::materialize(ValueId v, bool channels_last) {
   std::string result = emit(k, v, idx);
   k.line("tl.store(" + k.pointer(out) + " + offs, " + rounded(val.type.dtype, result) +
          ", mask=mask)");
-  std::string n = numel_py(v), block = pointwise_block(options_.knobs, k.widest_window());
+  std::string n = numel_py(v);
   finish_kernel(k, {static_sizes ? "N: tl.constexpr" : "N"}, {"BLOCK"},
                 "(triton.cdiv(" + n + ", " + block + "),)", {n}, {block});
   buffers_[v] = {out, true};

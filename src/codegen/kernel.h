@@ -112,11 +112,6 @@ class Kernel {
     return it == digits_.end() ? nullptr : &it->second;
   }
 
-  // A depthwise convolution's window unrolled inside, of `positions` loads an element: the
-  // widest one sizes the kernel's block (pointwise_block).
-  void note_window(int64_t positions) { widest_window_ = std::max(widest_window_, positions); }
-  int64_t widest_window() const { return widest_window_; }
-
   // The seed of the forward's dropout number `slot`, read in training mode only: the kernel
   // then takes the forward's seeds and a TRAINING flag (finish_kernel).
   std::string dropout_seed(int slot) {
@@ -147,7 +142,6 @@ class Kernel {
   int indent_ = 1;
   int next_tmp_ = 0;
   bool training_ = false;
-  int64_t widest_window_ = 0;
 };
 
 // An element expression at an index, written into a kernel (returns its variable).

@@ -1,6 +1,7 @@
 // What becomes a buffer and which nodes each kernel computes: the walk over the graph
 // (lower_graph), sizes, the recompute rule, channels-last decisions, GEMM epilogues.
 #include <algorithm>
+#include <unordered_set>
 
 #include "codegen/lowering.h"
 #include "ir/pytorch_decompose.h"
@@ -338,13 +339,13 @@ bool Lowering::reads_window(ValueId v, bool pools) {
   return false;
 }
 
-// Eager's depthwise kernel and cuDNN's write the convolution's output; as an expression it
-// fuses into its elementwise readers (an activation, a residual), as a pool does. Past 49
-// positions (7x7) the unrolled window costs more than the write it saves. The knob
-// depthwise=library leaves every one to cuDNN.
+// Under depthwise=triton a depthwise convolution is an expression that fuses into its
+// elementwise readers (an activation, a residual), as a pool does, rather than cuDNN's call
+// and the write of its output. Past 49 positions (7x7) the unrolled window costs more than
+// the write it saves.
 bool Lowering::is_depthwise_conv(const Node& n) const {
   constexpr int64_t kMaxConvWindow = 49;
-  if (options_.knobs.depthwise == "library") return false;
+  if (options_.knobs.depthwise != "triton") return false;  // auto: cuDNN's
   if (n.op < Op::Conv1d || n.op > Op::Conv3d) return false;
   return attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
          conv_positions(n) <= kMaxConvWindow;
@@ -399,11 +400,34 @@ DType Lowering::state_dtype(const Node& n, const std::string& rel) const {
 // adaptive pool won it (1.45x, 1.18x; docs/results/conv_layout_h200.md).
 bool Lowering::prefers_channels_last() const {
   bool larger = false;
+  // A ConvNeXt block's rows of channels: x.permute(0, 2, 3, 1) of a channels-last tensor is its
+  // memory in order, and LayerNorm (over the channels), Linear and elementwise work read those
+  // rows so until permute(0, 3, 1, 2) turns them back (1.19x over NCHW with cuDNN's depthwise
+  // convolution, docs/results/depthwise_h100_1207.md).
+  std::unordered_set<ValueId> rows;
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
-    if (c == Category::Unary || c == Category::Binary || n.op == Op::Cast || n.op == Op::Clone ||
-        n.op == Op::Contiguous || n.op == Op::Identity || n.op == Op::Dropout)
+    const bool elementwise = c == Category::Unary || c == Category::Binary || n.op == Op::Cast ||
+                             n.op == Op::Clone || n.op == Op::Contiguous || n.op == Op::Identity ||
+                             n.op == Op::Dropout;
+    bool reads_rows = false, reads_other = false;
+    for (ValueId v : n.inputs) {
+      if (g_.value(v).type.shape.size() < 3) continue;
+      (rows.count(v) ? reads_rows : reads_other) = true;
+    }
+    if (channels_permute(n) == 1 && !reads_rows) {
+      rows.insert(n.output);
       continue;
+    }
+    if (reads_rows && !reads_other) {
+      if (channels_permute(n) == -1) continue;
+      if (elementwise || n.op == Op::Linear ||
+          (n.op == Op::LayerNorm && attr_ints(n.attrs, "normalized_shape").size() == 1)) {
+        rows.insert(n.output);
+        continue;
+      }
+    }
+    if (elementwise) continue;
     const Shape& in = g_.value(n.inputs[0]).type.shape;
     const int rank = static_cast<int>(in.size());
     const bool spatial = rank == 4 || rank == 5;

@@ -14,15 +14,8 @@ std::vector<std::string> warps_args(const CodegenKnobs& knobs) {
   return {"num_warps=" + std::to_string(knobs.num_warps)};
 }
 
-// An unrolled window keeps a load per position and element in flight: compiled for sm_90, a
-// 7x7 depthwise window over 8 elements a thread (1024 a program) took 255 registers and
-// spilled, over 2 (256) 40; a 5x5 one 154 at 1024 and 91 at 512. So positions times elements
-// a thread (of 4 warps) stays near 100: 1024 a program for 3x3, 512 for 5x5, 256 for 7x7.
-std::string pointwise_block(const CodegenKnobs& knobs, int64_t window) {
-  constexpr int64_t kWindowLoadsPerThread = 100, kThreads = 128;
-  int block = knobs.pointwise_block;
-  while (block > 64 && window * block > kWindowLoadsPerThread * kThreads) block /= 2;
-  return std::to_string(block);
+std::string pointwise_block(const CodegenKnobs& knobs) {
+  return std::to_string(knobs.pointwise_block);
 }
 
 std::string channel_block_line(const std::string& channels) {
@@ -146,16 +139,21 @@ std::string launch_helper(const std::string& name, const CodegenKnobs& knobs) {
            outer_tile +
            " // block_m))\n"
            "    return block_m, block_r\n";
+  // Few programs (16 rows of 4,096, a LayerNorm and its elementwise chain) each carried 32
+  // elements a thread under 4 warps and ran at 0.47x torch.compile on an H200; a warp each 256
+  // columns gives them 16, and torch.compile's speed (docs/results/row_warps_h100_1207.md).
   if (name == "_row_tile")
     return "def _row_tile(rows, cols):\n"
            "    \"\"\"Tiles of whole rows, about " +
            tile +
-           " elements: BLOCK_R covers a row, BLOCK_M rows; a warp each 1024 columns.\"\"\"\n"
+           " elements: BLOCK_R covers a row, BLOCK_M rows; a warp each 1024 columns,\n"
+           "    or each 256 where there are too few programs to fill the GPU.\"\"\"\n"
            "    block_r = triton.next_power_of_2(max(cols, 1))\n"
            "    block_m = max(1, min(triton.next_power_of_2(max(rows, 1)), " +
            tile +
            " // block_r))\n"
-           "    return block_m, block_r, min(16, max(4, block_r // 1024))\n";
+           "    few = triton.cdiv(rows, block_m) < 256\n"
+           "    return block_m, block_r, min(16, max(4, block_r // (256 if few else 1024)))\n";
   if (name == "_split")
     return "def _split(rows, cols, block_m, block_r):\n"
            "    \"\"\"Column chunks of a long reduction over few rows (about 1024 programs in "
@@ -345,9 +343,9 @@ std::vector<KnobChange> tuning_space(const CodegenKnobs& base) {
   // for a product of few rows (an RNN step's 256 rows tile into 64 programs by default).
   for (const char* tile : {"128x128x64", "32x64x32"})
     if (base.gemm_tile != tile) space.push_back({"gemm_tile", tile});
-  // cuDNN for depthwise convolutions: its NHWC kernel ran a 7x7 one 2.7x faster than the
-  // unrolled window did before its block shrank (docs/results/compiler_h200_1207.md).
-  if (base.depthwise != "library") space.push_back({"depthwise", "library"});
+  // The depthwise window unrolled in the kernel that reads it, rather than cuDNN's kernel
+  // (slower on the four programs of docs/results/depthwise_h100_1207.md, but it saves a pass).
+  if (base.depthwise != "triton") space.push_back({"depthwise", "triton"});
   std::vector<KnobChange> changes;
   for (const auto& [name, value] : space) {
     changes.push_back({name, value, base});

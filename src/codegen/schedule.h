@@ -19,9 +19,8 @@ void check_knobs(const CodegenKnobs& knobs);
 // num_warps of every launch, when the knob fixes it: {"num_warps=8"}, else none.
 std::vector<std::string> warps_args(const CodegenKnobs& knobs);
 
-// BLOCK of a pointwise kernel: elements per program, fewer where it unrolls a depthwise
-// window of `window` positions.
-std::string pointwise_block(const CodegenKnobs& knobs, int64_t window = 0);
+// BLOCK of a pointwise kernel: elements per program.
+std::string pointwise_block(const CodegenKnobs& knobs);
 // The forward's line that sets BLOCK_C, the channels of a tile that writes NCHW from
 // channels-last buffers (its positions: pointwise_block // BLOCK_C).
 std::string channel_block_line(const std::string& channels);
@@ -40,8 +39,8 @@ std::string tile_line(bool rows_contiguous, const std::string& rows, const std::
 // Whole rows of a one-pass normalization (lower_in_one_pass): whether a row of the traced
 // length fits in registers (four tiles of tile_elements: 16,384 by default), the forward's
 // line that sets BLOCK_M, BLOCK_R and WARPS (a warp for each 1024 columns, 4 at least: 32
-// values a thread), and the launch's options (num_warps=WARPS unless the knob fixes every
-// launch's).
+// values a thread; each 256 where fewer than 256 programs), and the launch's options
+// (num_warps=WARPS unless the knob fixes every launch's).
 bool row_fits(int64_t traced_cols, const CodegenKnobs& knobs);
 std::string row_tile_line(const std::string& rows, const std::string& cols);
 std::vector<std::string> row_tile_launch_options(const CodegenKnobs& knobs);

@@ -3,6 +3,7 @@ x.permute(0, 2, 3, 1) of a depthwise convolution, and back with permute(0, 3, 1,
 convolution is written channels-last by a kernel over tiles of channels by positions (its
 loads run along the positions, its stores along the channels) and seen through the permute;
 the residual add reads the linear layer's rows back in tiles too, not a channel's plane apart.
+# KNOB: depthwise=triton
 # CHECK-COUNT-2: BLOCK_C=BLOCK_C
 # CHECK: .permute(0, 2, 3, 1)
 """

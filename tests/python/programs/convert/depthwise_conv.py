@@ -9,6 +9,7 @@ channel of a depthwise output taken by index (`[:, 5]`) reads input channel 2 an
 weights as scalars. Kernels: the two batch norms' statistics and running statistics, the
 SiLU written, the depthwise 3x3 and 5x5 written for the batch norm and for the max pool and
 sum that both read it.
+# KNOB: depthwise=triton
 # CHECK-COUNT-2: F.conv2d(
 # CHECK-COUNT-1: F.conv1d(
 # CHECK: // 2

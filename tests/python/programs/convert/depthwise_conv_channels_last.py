@@ -2,6 +2,7 @@
 ReLU of the 1x1 convolution plus its bias, costs more than the recompute limit and is
 written first, NHWC as the convolution's result (a kernel running in memory order), and the
 depthwise expression loads it at permuted strides; the program's output is contiguous NCHW.
+# KNOB: depthwise=triton
 # KNOB: layout=channels_last
 # CHECK-COUNT-1: F.conv2d(
 # CHECK: .contiguous(memory_format=torch.channels_last)

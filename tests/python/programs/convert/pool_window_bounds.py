@@ -8,6 +8,7 @@ in each dim (6 each, three pools), the convolution's every position in both dims
 upper ones, (pos < size): the 1d pool's last two (2), the ceil-mode pools' last two offsets of
 each dim (12 each, three pools), the convolution's (18): 56. The strided max pool without
 padding checks nothing, nor does the adaptive pool against the input's size.
+# KNOB: depthwise=triton
 # CHECK-COUNT-38: >= 0)
 # CHECK-COUNT-56: < s
 # CHECK: / 8.0
