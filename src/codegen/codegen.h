@@ -96,8 +96,9 @@ struct CodegenKnobs {
   // Who computes a depthwise convolution (groups = input channels) of at most 49 positions:
   // "triton", an expression unrolled over its window inside the kernel that reads it (fused
   // into an activation or residual after it), "library", a cuDNN call in the program's layout
-  // (on channels-last input cuDNN's NHWC depthwise kernel), or "auto", "library" (faster on
-  // all four depthwise programs measured, 1.07x to 1.66x: docs/results/depthwise_h100_1207.md).
+  // (on channels-last input cuDNN's NHWC depthwise kernel), or "auto": "library" for a 2-d one
+  // over several channels in a channels-last program, "triton" for the rest
+  // (Lowering::is_depthwise_conv).
   std::string depthwise = "auto";
 };
 

@@ -124,8 +124,11 @@ class Lowering {
   bool reads_window(ValueId v, bool pools = true);
   // A convolution whose output channels each read one input channel (groups = in_channels:
   // depthwise; or one input channel) over at most kMaxConvWindow positions: an expression,
-  // a window like a pool's (emit_depthwise_conv), not a library call.
+  // a window like a pool's (emit_depthwise_conv), not a library call (the depthwise knob).
   bool is_depthwise_conv(const Node& n) const;
+  // A 2-d depthwise convolution over several channels under depthwise=auto: cuDNN's where the
+  // program runs channels-last, else unrolled.
+  bool depthwise_by_layout(const Node& n) const;
   int64_t conv_positions(const Node& n) const;  // the product of its kernel sizes
   std::string param_var(const Node& n, const std::string& rel);
   bool has_param(const Node& n, const std::string& rel) const;

@@ -339,16 +339,27 @@ bool Lowering::reads_window(ValueId v, bool pools) {
   return false;
 }
 
-// Under depthwise=triton a depthwise convolution is an expression that fuses into its
-// elementwise readers (an activation, a residual), as a pool does, rather than cuDNN's call
-// and the write of its output. Past 49 positions (7x7) the unrolled window costs more than
-// the write it saves.
+// A depthwise convolution (each output channel reads one input channel) of at most 49
+// positions may be an expression that fuses into its elementwise readers (an activation, a
+// residual), as a pool does, rather than a library call and the write of its output; past 7x7
+// the unrolled window costs more than the write it saves. depthwise=auto unrolls it, except a
+// 2-d one over several channels in a channels-last program: there cuDNN's NHWC kernel won on
+// all four programs measured (1.07x to 1.66x), where the unrolled NCHW window won alone
+// (1.86x, 3.2x; a 1-d one 5.2x) and over one input channel (1.36x, 4.07x;
+// docs/results/depthwise_h100_1207.md).
 bool Lowering::is_depthwise_conv(const Node& n) const {
   constexpr int64_t kMaxConvWindow = 49;
-  if (options_.knobs.depthwise != "triton") return false;  // auto: cuDNN's
-  if (n.op < Op::Conv1d || n.op > Op::Conv3d) return false;
-  return attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
-         conv_positions(n) <= kMaxConvWindow;
+  if (n.op < Op::Conv1d || n.op > Op::Conv3d || options_.knobs.depthwise == "library") return false;
+  if (attr_int(n.attrs, "in_channels") != attr_int(n.attrs, "groups") ||
+      conv_positions(n) > kMaxConvWindow)
+    return false;
+  return options_.knobs.depthwise == "triton" || !depthwise_by_layout(n) || !nhwc_ || keeps_nchw(n);
+}
+
+bool Lowering::depthwise_by_layout(const Node& n) const {
+  return options_.knobs.depthwise == "auto" && n.op == Op::Conv2d &&
+         attr_int(n.attrs, "in_channels") > 1 &&
+         attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups");
 }
 
 int64_t Lowering::conv_positions(const Node& n) const {
@@ -470,6 +481,19 @@ bool Lowering::prefers_channels_last() const {
         out[0] == in[0])
       continue;
     if (n.op != Op::Conv2d && n.op != Op::ConvTranspose2d) return false;
+    // A depthwise convolution that depthwise=auto leaves to the layout (is_depthwise_conv):
+    // alone, it stays NCHW and unrolled; beside other convolutions, or read as a ConvNeXt
+    // block's rows, it takes channels-last and cuDNN's NHWC kernel.
+    if (depthwise_by_layout(n) && !keeps_nchw(n)) {
+      const bool alone = std::count_if(g_.nodes().begin(), g_.nodes().end(), [](const Node& m) {
+                           return m.op >= Op::Conv1d && m.op <= Op::ConvTranspose3d;
+                         }) == 1;
+      const bool read_as_rows = std::any_of(
+          g_.nodes().begin(), g_.nodes().end(),
+          [&](const Node& m) { return channels_permute(m) == 1 && m.inputs[0] == n.output; });
+      larger = larger || !alone || read_as_rows;
+      continue;
+    }
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
     const int64_t groups = n.attrs.count("groups") ? attr_int(n.attrs, "groups") : 1;
     if (groups > 1 && attr_int(n.attrs, "in_channels") / groups > 1) return false;

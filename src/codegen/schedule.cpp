@@ -343,9 +343,10 @@ std::vector<KnobChange> tuning_space(const CodegenKnobs& base) {
   // for a product of few rows (an RNN step's 256 rows tile into 64 programs by default).
   for (const char* tile : {"128x128x64", "32x64x32"})
     if (base.gemm_tile != tile) space.push_back({"gemm_tile", tile});
-  // The depthwise window unrolled in the kernel that reads it, rather than cuDNN's kernel
-  // (slower on the four programs of docs/results/depthwise_h100_1207.md, but it saves a pass).
-  if (base.depthwise != "triton") space.push_back({"depthwise", "triton"});
+  // Depthwise convolutions all unrolled in the kernel that reads them, or all cuDNN's (auto
+  // splits them by kind: docs/results/depthwise_h100_1207.md).
+  for (const char* route : {"triton", "library"})
+    if (base.depthwise != route) space.push_back({"depthwise", route});
   std::vector<KnobChange> changes;
   for (const auto& [name, value] : space) {
     changes.push_back({name, value, base});

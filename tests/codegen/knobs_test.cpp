@@ -313,25 +313,43 @@ return %2
   EXPECT_EQ(count(automatic, "block_k = min(64 if itemsize == 2 or tma else 32, "), 1);
 }
 
-// depthwise: a 3x3 depthwise convolution is cuDNN's by default and under "library"; under
-// "triton" an expression unrolled in the kernel that writes its ReLU (its nine weights loaded
-// there).
+// depthwise: a 2-d 3x3 depthwise convolution over 32 channels is cuDNN's under "library";
+// under "triton" an expression unrolled in the kernel that writes its ReLU (its nine weights
+// loaded there). Under "auto" it is unrolled alone (NCHW), and cuDNN's channels-last beside a
+// 3x3 convolution or read as rows of channels (a ConvNeXt block's permute).
 TEST(CodegenKnobs, DepthwiseChoosesExpressionOrLibrary) {
-  constexpr const char* kDepthwise = R"(input %x : f32[2,32,9,7]
-%1 = conv2d(%x) {module="dw", in_channels=32, out_channels=32, kernel_size=[3,3], padding=[1,1], groups=32}
-%2 = relu(%1)
-return %2
-)";
-  auto solution = [&](const std::string& route) {
+  const std::string depthwise =
+      "input %x : f32[2,32,9,7]\n%1 = conv2d(%x) {module=\"dw\", in_channels=32, "
+      "out_channels=32, kernel_size=[3,3], padding=[1,1], groups=32}\n";
+  auto solution = [&](const std::string& rest, const std::string& route) {
     CodegenOptions options;
     options.knobs.depthwise = route;
-    return generate_solution(parse_graph(kDepthwise), options).source;
+    return generate_solution(parse_graph(depthwise + rest), options).source;
   };
-  EXPECT_EQ(count(solution("triton"), "F.conv2d("), 0);
-  EXPECT_EQ(count(solution("triton"), "p_dw_weight_ptr + t2 * 9 + 8, "), 1);
-  for (const char* route : {"auto", "library"}) {
-    EXPECT_EQ(count(solution(route), "F.conv2d("), 1) << route;
-    EXPECT_EQ(count(solution(route), "p_dw_weight_ptr"), 0) << route;
+  const std::string alone = "%2 = relu(%1)\nreturn %2\n";
+  for (const char* route : {"triton", "auto"}) {
+    EXPECT_EQ(count(solution(alone, route), "F.conv2d("), 0) << route;
+    EXPECT_EQ(count(solution(alone, route), "p_dw_weight_ptr + t2 * 9 + 8, "), 1) << route;
+  }
+  EXPECT_EQ(count(solution(alone, "library"), "F.conv2d("), 1);
+  EXPECT_EQ(count(solution(alone, "library"), "p_dw_weight_ptr"), 0);
+  const std::string beside_conv =
+      "%2 = conv2d(%1) {module=\"pw\", in_channels=32, out_channels=32, kernel_size=[3,3], "
+      "padding=[1,1]}\nreturn %2\n";
+  const std::string as_rows = "%2 = permute(%1) {dims=[0,2,3,1]}\n%3 = relu(%2)\nreturn %3\n";
+  for (const std::string& rest : {beside_conv, as_rows}) {
+    const std::string source = solution(rest, "auto");
+    EXPECT_EQ(count(source, ", 32).contiguous(memory_format=torch.channels_last)"), 1) << rest;
+    EXPECT_EQ(count(source, "p_dw_weight_ptr"), 0) << rest;
+  }
+  // auto unrolls the other kinds: one input channel (groups = 1), a 1-d depthwise convolution.
+  for (const char* conv : {"conv2d(%x) {module=\"c\", in_channels=1, out_channels=8, "
+                           "kernel_size=[3,3], padding=[1,1], groups=1}",
+                           "conv1d(%y) {module=\"c\", in_channels=4, out_channels=4, "
+                           "kernel_size=[3], padding=[1], groups=4}"}) {
+    const std::string graph = std::string("input %x : f32[2,1,9,7]\ninput %y : f32[2,4,9]\n") +
+                              "%1 = " + conv + "\n%2 = relu(%1)\nreturn %2\n";
+    EXPECT_EQ(count(generate_solution(parse_graph(graph), {}).source, "F.conv"), 0) << conv;
   }
   CodegenKnobs k;
   set_knob(k, "depthwise", "library");
