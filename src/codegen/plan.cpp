@@ -347,8 +347,9 @@ bool Lowering::reads_window(ValueId v, bool pools) {
 // all four programs measured (1.07x to 1.66x), where the unrolled NCHW window won alone
 // (1.86x, 3.2x; a 1-d one 5.2x) and over one input channel (1.36x, 4.07x;
 // docs/results/depthwise_h100_1207.md).
+constexpr int64_t kMaxConvWindow = 49;
+
 bool Lowering::is_depthwise_conv(const Node& n) const {
-  constexpr int64_t kMaxConvWindow = 49;
   if (n.op < Op::Conv1d || n.op > Op::Conv3d || options_.knobs.depthwise == "library") return false;
   if (attr_int(n.attrs, "in_channels") != attr_int(n.attrs, "groups") ||
       conv_positions(n) > kMaxConvWindow)
@@ -359,7 +360,8 @@ bool Lowering::is_depthwise_conv(const Node& n) const {
 bool Lowering::depthwise_by_layout(const Node& n) const {
   return options_.knobs.depthwise == "auto" && n.op == Op::Conv2d &&
          attr_int(n.attrs, "in_channels") > 1 &&
-         attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups");
+         attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
+         conv_positions(n) <= kMaxConvWindow;
 }
 
 int64_t Lowering::conv_positions(const Node& n) const {
