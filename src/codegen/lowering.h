@@ -126,6 +126,8 @@ class Lowering {
   // depthwise; or one input channel) over at most kMaxConvWindow positions: an expression,
   // a window like a pool's (emit_depthwise_conv), not a library call (the depthwise knob).
   bool is_depthwise_conv(const Node& n) const;
+  // groups = in_channels over at most 49 positions (7x7): a window an expression may unroll.
+  bool depthwise_window(const Node& n) const;
   // A 2-d depthwise convolution over several channels under depthwise=auto: cuDNN's where the
   // program runs channels-last, else unrolled.
   bool depthwise_by_layout(const Node& n) const;

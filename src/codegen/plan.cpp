@@ -347,21 +347,21 @@ bool Lowering::reads_window(ValueId v, bool pools) {
 // all four programs measured (1.07x to 1.66x), where the unrolled NCHW window won alone
 // (1.86x, 3.2x; a 1-d one 5.2x) and over one input channel (1.36x, 4.07x;
 // docs/results/depthwise_h100_1207.md).
-constexpr int64_t kMaxConvWindow = 49;
+bool Lowering::depthwise_window(const Node& n) const {
+  constexpr int64_t kMaxConvWindow = 49;
+  return n.op >= Op::Conv1d && n.op <= Op::Conv3d &&
+         attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
+         conv_positions(n) <= kMaxConvWindow;
+}
 
 bool Lowering::is_depthwise_conv(const Node& n) const {
-  if (n.op < Op::Conv1d || n.op > Op::Conv3d || options_.knobs.depthwise == "library") return false;
-  if (attr_int(n.attrs, "in_channels") != attr_int(n.attrs, "groups") ||
-      conv_positions(n) > kMaxConvWindow)
-    return false;
+  if (!depthwise_window(n) || options_.knobs.depthwise == "library") return false;
   return options_.knobs.depthwise == "triton" || !depthwise_by_layout(n) || !nhwc_ || keeps_nchw(n);
 }
 
 bool Lowering::depthwise_by_layout(const Node& n) const {
   return options_.knobs.depthwise == "auto" && n.op == Op::Conv2d &&
-         attr_int(n.attrs, "in_channels") > 1 &&
-         attr_int(n.attrs, "in_channels") == attr_int(n.attrs, "groups") &&
-         conv_positions(n) <= kMaxConvWindow;
+         attr_int(n.attrs, "in_channels") > 1 && depthwise_window(n);
 }
 
 int64_t Lowering::conv_positions(const Node& n) const {
@@ -418,6 +418,9 @@ bool Lowering::prefers_channels_last() const {
   // rows so until permute(0, 3, 1, 2) turns them back (1.19x over NCHW with cuDNN's depthwise
   // convolution, docs/results/depthwise_h100_1207.md).
   std::unordered_set<ValueId> rows;
+  const auto convolutions = std::count_if(g_.nodes().begin(), g_.nodes().end(), [](const Node& m) {
+    return m.op >= Op::Conv1d && m.op <= Op::ConvTranspose3d;
+  });
   for (const Node& n : g_.nodes()) {
     const Category c = n.schema().category;
     const bool elementwise = c == Category::Unary || c == Category::Binary || n.op == Op::Cast ||
@@ -487,13 +490,10 @@ bool Lowering::prefers_channels_last() const {
     // alone, it stays NCHW and unrolled; beside other convolutions, or read as a ConvNeXt
     // block's rows, it takes channels-last and cuDNN's NHWC kernel.
     if (depthwise_by_layout(n) && !keeps_nchw(n)) {
-      const bool alone = std::count_if(g_.nodes().begin(), g_.nodes().end(), [](const Node& m) {
-                           return m.op >= Op::Conv1d && m.op <= Op::ConvTranspose3d;
-                         }) == 1;
       const bool read_as_rows = std::any_of(
           g_.nodes().begin(), g_.nodes().end(),
           [&](const Node& m) { return channels_permute(m) == 1 && m.inputs[0] == n.output; });
-      larger = larger || !alone || read_as_rows;
+      larger = larger || convolutions > 1 || read_as_rows;
       continue;
     }
     if (is_depthwise_conv(n)) continue;  // an expression, not a library call
